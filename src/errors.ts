@@ -1,0 +1,54 @@
+/**
+ * Every failure the library reports on purpose is a `HybridMindError` with a stable `code`.
+ * Callers (and tests) branch on `code`; the message is for people and always starts with the
+ * method that failed and shows the value it received.
+ */
+export type ErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'DIMENSION_MISMATCH'
+  | 'MODEL_MISMATCH'
+  | 'STORAGE'
+  | 'CORRUPT'
+  | 'CLOSED'
+  | 'EMBEDDER'
+  | 'UNSUPPORTED';
+
+export class HybridMindError extends Error {
+  override readonly name = 'HybridMindError';
+  readonly code: ErrorCode;
+  /** The method that failed, e.g. `store` or `recall`. */
+  readonly method: string;
+
+  constructor(code: ErrorCode, method: string, message: string, options?: { cause?: unknown }) {
+    super(`${method}: ${message}`, options);
+    this.code = code;
+    this.method = method;
+  }
+}
+
+/** Renders a received value for an error message: short, single-line, never throws. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function') return 'a function';
+  if (value instanceof Date) return `Date(${Number.isNaN(value.getTime()) ? 'Invalid' : value.toISOString()})`;
+  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as unknown as { length?: number }).length ?? value.byteLength})`;
+  if (Array.isArray(value)) return `array(${value.length})`;
+  try {
+    const json = JSON.stringify(value);
+    return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+export function invalid(method: string, what: string, value: unknown): HybridMindError {
+  return new HybridMindError('INVALID_ARGUMENT', method, `${what}, received ${show(value)}`);
+}
+
+export function notFound(method: string, what: string, value: unknown): HybridMindError {
+  return new HybridMindError('NOT_FOUND', method, `${what} ${show(value)} does not exist`);
+}

@@ -1,0 +1,207 @@
+/**
+ * Public data shapes. Times are epoch milliseconds everywhere on output; inputs also accept a
+ * `Date` or an ISO-8601 string. Vectors are `Float32Array`s of the store's dimension.
+ */
+
+export type TimeInput = number | string | Date;
+export type Metadata = Record<string, unknown>;
+
+/** The retrieval legs, in the order their explanations are listed. */
+export type LegName = 'vector' | 'lexical' | 'graph' | 'time';
+export type RecallMode = 'hybrid' | 'vector' | 'lexical' | 'graph';
+export type FusionMethod = 'rrf' | 'linear';
+export type Direction = 'out' | 'in' | 'both';
+
+/** `current`: valid at the reference time and not superseded. `historical`: no longer (or not yet) true. */
+export type MemoryStatus = 'current' | 'historical';
+
+/**
+ * How far a memory has been indexed: `stored` (committed), `lexical` (BM25, graph and time see it),
+ * `semantic` (its vector is in the dense leg).
+ */
+export type Readiness = 'stored' | 'lexical' | 'semantic';
+
+export interface MemoryInput {
+  text: string;
+  /** Your identifier; a UUID-like id is generated when omitted. */
+  id?: string;
+  kind?: string;
+  domain?: string;
+  metadata?: Metadata;
+  /** When the memory was recorded. Default: `now()`. */
+  createdAt?: TimeInput;
+  /** When the fact became true. Default: `createdAt`. */
+  validFrom?: TimeInput;
+  /** When the fact stopped being true; `null` or omitted: still true. */
+  validTo?: TimeInput | null;
+  /** A precomputed vector; skips the embedder for this memory. */
+  embedding?: Float32Array;
+}
+
+export interface MemoryRecord {
+  id: string;
+  text: string;
+  kind: string | null;
+  domain: string | null;
+  metadata: Metadata;
+  createdAt: number;
+  validFrom: number;
+  validTo: number | null;
+  /** Status now (see `HybridMemory.open({ now })`). */
+  status: MemoryStatus;
+  readiness: Readiness;
+}
+
+/** Fields `update()` may change. `validTo: null` reopens a closed validity window. */
+export type MemoryPatch = Partial<Pick<MemoryInput, 'text' | 'kind' | 'domain' | 'metadata' | 'validFrom' | 'embedding'>> & {
+  validTo?: TimeInput | null;
+};
+
+export interface Edge {
+  id: string;
+  from: string;
+  to: string;
+  type: string;
+  weight: number;
+  metadata: Metadata;
+  validFrom: number;
+  createdAt: number;
+}
+
+export interface RelateOptions {
+  /** Strength in (0, ∞); breaks ties between equally distant graph hits. Default 1. */
+  weight?: number;
+  metadata?: Metadata;
+  validFrom?: TimeInput;
+}
+
+/** Canonical edge types. Any non-empty string is accepted; these are the ones the library knows. */
+export const EDGE_TYPES = {
+  /** `relate(newer, older, SUPERSEDES)` closes `older`'s validity at `newer.validFrom`. */
+  SUPERSEDES: 'SUPERSEDES',
+  DEPENDS_ON: 'DEPENDS_ON',
+  DERIVED_FROM: 'DERIVED_FROM',
+  RELATES_TO: 'RELATES_TO',
+  IMPLEMENTS: 'IMPLEMENTS',
+  EXTENDS: 'EXTENDS',
+  REFERENCES: 'REFERENCES',
+  CONTRADICTS: 'CONTRADICTS',
+  SUPPORTS: 'SUPPORTS',
+} as const;
+
+export interface LegWeights {
+  vector: number;
+  lexical: number;
+  graph: number;
+  time: number;
+}
+
+export interface RecallFilter {
+  kind?: string | string[];
+  domain?: string | string[];
+  /** Every key must equal (strict equality on JSON scalars) the memory's metadata value. */
+  metadata?: Metadata;
+}
+
+export interface RecallOptions {
+  /** Number of hits. Default 10. */
+  k?: number;
+  mode?: RecallMode;
+  /** Per-leg weights in the fusion. Default all 1. */
+  weights?: Partial<LegWeights>;
+  /** RRF constant: score = Σ w / (rrfK + rank). Default 60. */
+  rrfK?: number;
+  fusion?: FusionMethod;
+  /** Linear fusion: weight of the dense (or, without vectors, lexical) score. Default 0.7. */
+  alpha?: number;
+  /** Linear fusion: weight of the graph proximity. Default 0.3. */
+  beta?: number;
+  /** Graph anchors; default the top 3 of the fused vector+lexical list. */
+  anchors?: string[];
+  /** Graph hops from the anchors. Default 2. */
+  depth?: number;
+  /** Edge types the graph walk may follow; default all. */
+  edgeTypes?: string[];
+  /** Answer as of this time: only memories recorded by then, validity judged then. */
+  asOf?: TimeInput;
+  /** Recency half-life in days for exp(−age/halfLife). Default 180. */
+  halfLifeDays?: number;
+  filter?: RecallFilter;
+  /** Include memories that are no longer valid (marked `historical`). Default true. */
+  includeHistorical?: boolean;
+  /** Attach per-leg ranks and scores (`legs`). Default true. */
+  explain?: boolean;
+  /** Precomputed query vector; skips embedding the query. */
+  queryEmbedding?: Float32Array;
+}
+
+export type RecallDefaults = Omit<RecallOptions, 'anchors' | 'asOf' | 'filter' | 'queryEmbedding'>;
+
+export interface HitLegs {
+  vector?: { rank: number; score: number };
+  lexical?: { rank: number; score: number; matched: string[] };
+  graph?: { rank: number; distance: number; via: string[] };
+  time?: { rank: number; weight: number };
+}
+
+export interface Hit {
+  id: string;
+  text: string;
+  score: number;
+  kind: string | null;
+  domain: string | null;
+  metadata: Metadata;
+  createdAt: number;
+  validFrom: number;
+  validTo: number | null;
+  status: MemoryStatus;
+  legs: HitLegs;
+}
+
+/** What a recall could and could not search. */
+export interface RecallReport {
+  hits: Hit[];
+  /** Memories not yet searchable by the dense leg (embedding pending or failed). */
+  pendingSemantic: number;
+  legsRun: LegName[];
+}
+
+export interface CompareResult {
+  vector: Hit[];
+  lexical: Hit[];
+  graph: Hit[];
+  hybrid: Hit[];
+}
+
+export interface TraceOptions {
+  depth?: number;
+  edgeTypes?: string[];
+  direction?: Direction;
+}
+
+export interface TraceNode {
+  id: string;
+  text: string;
+  distance: number;
+  status: MemoryStatus;
+}
+
+export interface TraceResult {
+  nodes: TraceNode[];
+  edges: Edge[];
+}
+
+export interface Stats {
+  memories: number;
+  edges: number;
+  current: number;
+  historical: number;
+  readiness: Record<Readiness, number>;
+  dim: number | null;
+  embedderId: string | null;
+  schemaVersion: number;
+  edgeTypes: Record<string, number>;
+  /** Bytes held by the dense index (vectors only). */
+  vectorBytes: number;
+  storage: string;
+}
