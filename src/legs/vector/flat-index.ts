@@ -1,0 +1,335 @@
+import { HybridMindError, invalid, show } from '../../errors.js';
+import type { Accept, Scored, VectorIndex } from '../types.js';
+import { loadVectorKernel, type VectorKernel, type VectorKernelInstance, type VectorKernelSource } from './kernel.js';
+
+/** Options for `new FlatVectorIndex`. */
+export interface FlatVectorIndexOptions {
+  /** Vectors to reserve room for up front; the store doubles whenever it fills. Default 256. */
+  capacity?: number;
+}
+
+/** Options for `FlatVectorIndex.create`. */
+export interface FlatVectorIndexCreateOptions extends FlatVectorIndexOptions {
+  /**
+   * A loaded kernel, or what to load it from (on workerd: the `.wasm` imported as a module).
+   * Default: the bundled `kernel.wasm`, compiled once per process. `null` forces the JS scan.
+   */
+  kernel?: VectorKernel | VectorKernelSource | null;
+  /** `false` forces the JS scan. Default `true`. */
+  useWasm?: boolean;
+}
+
+const DEFAULT_CAPACITY = 256;
+const MAX_DIM = 65_536;
+const MAX_NO = 0x7fff_ffff;
+const PAGE = 65_536;
+/** Snapshot header: "HMVF", then format version, dim and count as little-endian u32. */
+const MAGIC = [0x48, 0x4d, 0x56, 0x46] as const;
+const VERSION = 1;
+const HEADER = 16;
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * Exact dense search: every vector is scored against the query, then a size-k heap keeps the best.
+ * Vectors live in one contiguous `Float32Array` (inside the kernel's WebAssembly memory when the
+ * SIMD kernel is available) indexed by slot; removal moves the last slot into the hole so the scan
+ * never meets gaps. Scores are f32 inner products; the caller normalises vectors.
+ *
+ * @example
+ * const index = await FlatVectorIndex.create(384);
+ * index.add(7, embedding);
+ * index.search(query, 10); // [{ no: 7, score: 0.83 }, ...]
+ */
+export class FlatVectorIndex implements VectorIndex {
+  readonly kind: 'flat-wasm-simd' | 'flat-js';
+  readonly dim: number;
+  readonly #wasm: VectorKernelInstance | null;
+  /** Byte offsets inside the wasm memory, laid out as [query | vectors | scores]. */
+  readonly #vectorPtr: number;
+  #scorePtr = 0;
+  #capacity = 0;
+  #size = 0;
+  #slotToNo = new Int32Array(0);
+  readonly #noToSlot = new Map<number, number>();
+  #vectors = new Float32Array(0);
+  #scores = new Float32Array(0);
+  #query = new Float32Array(0);
+
+  /** `kernel` comes from `loadVectorKernel()`; `null` uses the plain JavaScript scan. */
+  constructor(dim: number, kernel: VectorKernel | null, options: FlatVectorIndexOptions = {}) {
+    if (!Number.isInteger(dim) || dim < 1 || dim > MAX_DIM) {
+      throw invalid('new FlatVectorIndex', `dim must be an integer in [1, ${MAX_DIM}]`, dim);
+    }
+    const capacity = options.capacity ?? DEFAULT_CAPACITY;
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw invalid('new FlatVectorIndex', 'capacity must be a positive integer', capacity);
+    }
+    this.dim = dim;
+    this.#wasm = kernel === null ? null : kernel.instantiate();
+    this.kind = this.#wasm === null ? 'flat-js' : 'flat-wasm-simd';
+    this.#vectorPtr = align16(dim * 4);
+    this.#reserve(capacity, 'new FlatVectorIndex');
+  }
+
+  /** Loads the kernel (unless told not to) and builds an empty index. */
+  static async create(dim: number, options: FlatVectorIndexCreateOptions = {}): Promise<FlatVectorIndex> {
+    const { kernel, useWasm = true, ...rest } = options;
+    let loaded: VectorKernel | null = null;
+    if (useWasm && kernel !== null) loaded = isKernel(kernel) ? kernel : await loadVectorKernel(kernel);
+    return new FlatVectorIndex(dim, loaded, rest);
+  }
+
+  /** Restores `save()` output; any inconsistency is a `CORRUPT` error, never a partial index. */
+  static load(bytes: Uint8Array, kernel: VectorKernel | null): FlatVectorIndex {
+    const method = 'FlatVectorIndex.load';
+    if (!(bytes instanceof Uint8Array)) throw invalid(method, 'bytes must be a Uint8Array', bytes);
+    const corrupt = (what: string) => new HybridMindError('CORRUPT', method, what);
+    if (bytes.length < HEADER) throw corrupt(`snapshot is ${bytes.length} bytes, shorter than its ${HEADER}-byte header`);
+    if (MAGIC.some((byte, i) => bytes[i] !== byte)) {
+      throw corrupt(`not a flat vector snapshot, magic ${show(String.fromCharCode(...bytes.subarray(0, 4)))}`);
+    }
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const version = view.getUint32(4, true);
+    const dim = view.getUint32(8, true);
+    const count = view.getUint32(12, true);
+    if (version !== VERSION) throw corrupt(`unsupported format version ${version}, expected ${VERSION}`);
+    if (dim < 1 || dim > MAX_DIM) throw corrupt(`dimension ${dim} is outside [1, ${MAX_DIM}]`);
+    const expected = HEADER + count * 4 * (1 + dim);
+    if (bytes.length !== expected) {
+      throw corrupt(`${count} vectors of dimension ${dim} need ${expected} bytes, received ${bytes.length}`);
+    }
+    const index = new FlatVectorIndex(dim, kernel, { capacity: count || DEFAULT_CAPACITY });
+    readLE(bytes, HEADER, index.#slotToNo, count);
+    for (let slot = 0; slot < count; slot++) {
+      const no = index.#slotToNo[slot]!;
+      if (no < 0) throw corrupt(`negative id ${no} at slot ${slot}`);
+      if (index.#noToSlot.has(no)) throw corrupt(`duplicate id ${no} at slot ${slot}`);
+      index.#noToSlot.set(no, slot);
+    }
+    readLE(bytes, HEADER + count * 4, index.#vectors, count * dim);
+    index.#size = count;
+    return index;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  add(no: number, vector: Float32Array): void {
+    if (!Number.isInteger(no) || no < 0 || no > MAX_NO) {
+      throw invalid('FlatVectorIndex.add', `no must be an integer in [0, ${MAX_NO}]`, no);
+    }
+    this.#checkLength('FlatVectorIndex.add', vector);
+    let slot = this.#noToSlot.get(no);
+    if (slot === undefined) {
+      if (this.#size === this.#capacity) this.#reserve(this.#capacity * 2, 'FlatVectorIndex.add');
+      slot = this.#size++;
+      this.#slotToNo[slot] = no;
+      this.#noToSlot.set(no, slot);
+    }
+    this.#vectors.set(vector, slot * this.dim);
+  }
+
+  remove(no: number): boolean {
+    const slot = this.#noToSlot.get(no);
+    if (slot === undefined) return false;
+    const last = --this.#size;
+    if (slot !== last) {
+      const dim = this.dim;
+      const moved = this.#slotToNo[last]!;
+      this.#vectors.copyWithin(slot * dim, last * dim, (last + 1) * dim);
+      this.#slotToNo[slot] = moved;
+      this.#noToSlot.set(moved, slot);
+    }
+    this.#noToSlot.delete(no);
+    return true;
+  }
+
+  has(no: number): boolean {
+    return this.#noToSlot.has(no);
+  }
+
+  /**
+   * Top `k` by inner product, best first, equal scores by smaller `no` first. `accept` is only
+   * asked about candidates that would make the current cut, so it must be a pure filter.
+   */
+  search(query: Float32Array, k: number, accept?: Accept): Scored[] {
+    this.#checkLength('FlatVectorIndex.search', query);
+    if (!Number.isInteger(k) || k < 0) throw invalid('FlatVectorIndex.search', 'k must be a non-negative integer', k);
+    const n = this.#size;
+    if (n === 0 || k === 0) return [];
+    // Copying into a fixed Float32Array also keeps the JS loop monomorphic whatever the caller passed.
+    this.#query.set(query);
+    if (this.#wasm === null) dotJs(this.#query, this.#vectors, n, this.dim, this.#scores);
+    else this.#wasm.dot(0, this.#vectorPtr, n, this.dim, this.#scorePtr);
+    return selectTop(this.#scores, this.#slotToNo, n, Math.min(k, n), accept);
+  }
+
+  /** Forgets every vector; the reserved capacity (and wasm memory, which cannot shrink) is kept. */
+  clear(): void {
+    this.#size = 0;
+    this.#noToSlot.clear();
+  }
+
+  /** Bytes reserved for vectors, including spare capacity. */
+  byteSize(): number {
+    return this.#capacity * this.dim * 4;
+  }
+
+  /** "HMVF", version, dim, count (u32 LE), then `count` i32 ids and `count * dim` f32, all LE. */
+  save(): Uint8Array {
+    const n = this.#size;
+    const out = new Uint8Array(HEADER + n * 4 * (1 + this.dim));
+    const view = new DataView(out.buffer);
+    out.set(MAGIC, 0);
+    view.setUint32(4, VERSION, true);
+    view.setUint32(8, this.dim, true);
+    view.setUint32(12, n, true);
+    writeLE(out, HEADER, this.#slotToNo, n);
+    writeLE(out, HEADER + n * 4, this.#vectors, n * this.dim);
+    return out;
+  }
+
+  #checkLength(method: string, vector: Float32Array): void {
+    const length = (vector as { length?: unknown } | null | undefined)?.length;
+    if (length !== this.dim) {
+      throw new HybridMindError('DIMENSION_MISMATCH', method, `expected a vector of length ${this.dim}, received length ${show(length)}`);
+    }
+  }
+
+  /** Grows every slot-indexed array to `capacity`, keeping the first `size` slots. */
+  #reserve(capacity: number, method: string): void {
+    const dim = this.dim;
+    const slotToNo = new Int32Array(capacity);
+    slotToNo.set(this.#slotToNo.subarray(0, this.#size));
+    if (this.#wasm === null) {
+      const vectors = new Float32Array(capacity * dim);
+      vectors.set(this.#vectors.subarray(0, this.#size * dim));
+      this.#vectors = vectors;
+      this.#scores = new Float32Array(capacity);
+      if (this.#query.length !== dim) this.#query = new Float32Array(dim);
+    } else {
+      // The vectors stay where they are; only the scratch score region moves past them.
+      const scorePtr = this.#vectorPtr + align16(capacity * dim * 4);
+      const needed = scorePtr + capacity * 4;
+      const memory = this.#wasm.memory;
+      const have = memory.buffer.byteLength;
+      if (needed > have) {
+        try {
+          memory.grow(Math.ceil((needed - have) / PAGE));
+        } catch (cause) {
+          throw new HybridMindError('STORAGE', method, `cannot grow WebAssembly memory to ${needed} bytes for ${capacity} vectors`, { cause });
+        }
+      }
+      // `grow` detaches the old buffer, so every view is re-created over the new one.
+      const buffer = memory.buffer;
+      this.#query = new Float32Array(buffer, 0, dim);
+      this.#vectors = new Float32Array(buffer, this.#vectorPtr, capacity * dim);
+      this.#scores = new Float32Array(buffer, scorePtr, capacity);
+      this.#scorePtr = scorePtr;
+    }
+    this.#slotToNo = slotToNo;
+    this.#capacity = capacity;
+  }
+}
+
+function isKernel(value: VectorKernel | VectorKernelSource | undefined): value is VectorKernel {
+  return typeof (value as Partial<VectorKernel> | undefined)?.instantiate === 'function';
+}
+
+function align16(bytes: number): number {
+  return (bytes + 15) & ~15;
+}
+
+/** The fallback scan; four partial sums break the add dependency chain, as in the wasm kernel. */
+function dotJs(query: Float32Array, vectors: Float32Array, n: number, dim: number, out: Float32Array): void {
+  const dim4 = dim & ~3;
+  for (let slot = 0, base = 0; slot < n; slot++, base += dim) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let j = 0;
+    for (; j < dim4; j += 4) {
+      const b = base + j;
+      s0 += query[j]! * vectors[b]!;
+      s1 += query[j + 1]! * vectors[b + 1]!;
+      s2 += query[j + 2]! * vectors[b + 2]!;
+      s3 += query[j + 3]! * vectors[b + 3]!;
+    }
+    for (; j < dim; j++) s0 += query[j]! * vectors[base + j]!;
+    out[slot] = s0 + s1 + s2 + s3;
+  }
+}
+
+/**
+ * Best `k` of the first `n` scores with a binary min-heap whose root is the worst kept candidate
+ * (lowest score; on equal scores the larger `no`), so the order is total and results deterministic.
+ */
+function selectTop(scores: Float32Array, nos: Int32Array, n: number, k: number, accept: Accept | undefined): Scored[] {
+  const hs = new Float64Array(k);
+  const hn = new Int32Array(k);
+  let size = 0;
+  for (let slot = 0; slot < n; slot++) {
+    let score = scores[slot]!;
+    if (score !== score) score = -Infinity; // NaN would break the heap order
+    const no = nos[slot]!;
+    if (size === k && !(score > hs[0]! || (score === hs[0]! && no < hn[0]!))) continue;
+    if (accept !== undefined && !accept(no)) continue;
+    let i: number;
+    if (size < k) {
+      // Sift up from the new leaf while the parent is better than the newcomer.
+      i = size++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        const ps = hs[p]!;
+        if (!(ps > score || (ps === score && hn[p]! < no))) break;
+        hs[i] = ps;
+        hn[i] = hn[p]!;
+        i = p;
+      }
+    } else {
+      // Replace the root and sift down while a child is worse than the newcomer.
+      i = 0;
+      for (;;) {
+        let c = 2 * i + 1;
+        if (c >= size) break;
+        const r = c + 1;
+        if (r < size && (hs[r]! < hs[c]! || (hs[r] === hs[c] && hn[r]! > hn[c]!))) c = r;
+        const cs = hs[c]!;
+        if (!(cs < score || (cs === score && hn[c]! > no))) break;
+        hs[i] = cs;
+        hn[i] = hn[c]!;
+        i = c;
+      }
+    }
+    hs[i] = score;
+    hn[i] = no;
+  }
+  const out: Scored[] = [];
+  for (let i = 0; i < size; i++) out.push({ no: hn[i]!, score: hs[i]! });
+  return out.sort((a, b) => b.score - a.score || a.no - b.no);
+}
+
+function writeLE(target: Uint8Array, offset: number, source: Int32Array | Float32Array, count: number): void {
+  if (LITTLE_ENDIAN) {
+    target.set(new Uint8Array(source.buffer, source.byteOffset, count * 4), offset);
+    return;
+  }
+  const view = new DataView(target.buffer, target.byteOffset + offset, count * 4);
+  const int = source instanceof Int32Array;
+  for (let i = 0; i < count; i++) {
+    if (int) view.setInt32(i * 4, source[i]!, true);
+    else view.setFloat32(i * 4, source[i]!, true);
+  }
+}
+
+function readLE(source: Uint8Array, offset: number, target: Int32Array | Float32Array, count: number): void {
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(target.buffer, target.byteOffset, count * 4).set(source.subarray(offset, offset + count * 4));
+    return;
+  }
+  const view = new DataView(source.buffer, source.byteOffset + offset, count * 4);
+  const int = target instanceof Int32Array;
+  for (let i = 0; i < count; i++) target[i] = int ? view.getInt32(i * 4, true) : view.getFloat32(i * 4, true);
+}
