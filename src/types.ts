@@ -126,6 +126,11 @@ export interface RecallOptions {
   asOf?: TimeInput;
   /** Recency half-life in days for exp(−age/halfLife). Default 180. */
   halfLifeDays?: number;
+  /**
+   * Hybrid mode: factor applied to the fused score of memories that are not true at the
+   * reference time (superseded, expired or not yet valid). Default 0.5; 1 turns it off.
+   */
+  historicalWeight?: number;
   filter?: RecallFilter;
   /** Include memories that are no longer valid (marked `historical`). Default true. */
   includeHistorical?: boolean;

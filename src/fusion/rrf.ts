@@ -1,0 +1,38 @@
+/** A leg's ranked list as fusion sees it: only ranks matter, best first. */
+export interface RankedList {
+  weight: number;
+  nos: readonly number[];
+}
+
+export interface Fused {
+  no: number;
+  score: number;
+}
+
+/** Orders equal fused scores; the engine prefers current, then fresher memories. */
+export type TieBreak = (a: number, b: number) => number;
+
+const byNumber: TieBreak = (a, b) => a - b;
+
+/**
+ * Weighted Reciprocal Rank Fusion: score(d) = Σ_m w_m / (k + rank_m(d)), ranks from 1, over the
+ * lists that contain d. Lists with weight 0 contribute nothing but still ran (their explanation
+ * stays). Ranks, not scores, are fused, so legs with incomparable scales need no normalisation.
+ */
+export function reciprocalRankFusion(lists: readonly RankedList[], k: number, tieBreak: TieBreak = byNumber): Fused[] {
+  const scores = new Map<number, number>();
+  for (const list of lists) {
+    for (let i = 0; i < list.nos.length; i++) {
+      const no = list.nos[i]!;
+      scores.set(no, (scores.get(no) ?? 0) + list.weight / (k + i + 1));
+    }
+  }
+  return sortFused(scores, tieBreak);
+}
+
+export function sortFused(scores: Map<number, number>, tieBreak: TieBreak = byNumber): Fused[] {
+  const fused: Fused[] = [];
+  for (const [no, score] of scores) fused.push({ no, score });
+  fused.sort((a, b) => b.score - a.score || tieBreak(a.no, b.no));
+  return fused;
+}

@@ -1,0 +1,11 @@
+export { HybridMemory, type OpenOptions } from './memory/hybrid-memory.js';
+export { HybridMindError, type ErrorCode } from './errors.js';
+export { EDGE_TYPES } from './types.js';
+export type * from './types.js';
+export type { Embedder } from './embedder/types.js';
+export type { Logger, LogLevel } from './logger.js';
+export type { SqlDriver, SqlRow, SqlValue } from './storage/driver.js';
+export { SqliteWasmDriver, type SqliteWasmOptions } from './storage/sqlite-wasm.js';
+export type { EnrichmentOptions, EnrichmentProgress, EnrichmentStatus } from './memory/enrichment.js';
+export { RECALL_DEFAULTS } from './memory/recall-options.js';
+export { tokenize } from './legs/lexical/tokenizer.js';

@@ -1,0 +1,156 @@
+import { MultiDirectedGraph } from 'graphology';
+import type { Accept } from '../types.js';
+import type { Direction } from '../../types.js';
+
+export interface GraphEdgeAttributes {
+  type: string;
+  weight: number;
+  createdAt: number;
+}
+
+/** What a walk may use: which edges (by type, by recording time) and through which nodes. */
+export interface WalkOptions {
+  depth: number;
+  direction: Direction;
+  /** Edge types to follow; all when absent or empty. */
+  edgeTypes?: readonly string[];
+  /** Only edges recorded at or before this time (as-of queries). */
+  recordedBy?: number;
+  /** Nodes the walk may enter (e.g. memories that existed as of the query time). */
+  traversable?: Accept;
+}
+
+export interface Reached {
+  no: number;
+  distance: number;
+  /** Strongest edge weight on the arrival hop; ranks nodes at equal distance. */
+  weight: number;
+  /** Node numbers from the anchor up to (not including) this node. */
+  via: number[];
+  /** Edge keys on the path, anchor first. */
+  edges: string[];
+}
+
+export interface GraphHit extends Reached {
+  /** Proximity 1 / (1 + distance). */
+  score: number;
+}
+
+/**
+ * The graph leg over graphology: a directed multigraph (several typed edges between the same
+ * two memories), nodes keyed by memory number, edges by edge id.
+ */
+export class GraphIndex {
+  readonly #graph = new MultiDirectedGraph<Record<string, never>, GraphEdgeAttributes>();
+
+  get order(): number {
+    return this.#graph.order;
+  }
+
+  get size(): number {
+    return this.#graph.size;
+  }
+
+  addNode(no: number): void {
+    this.#graph.mergeNode(String(no));
+  }
+
+  removeNode(no: number): void {
+    const key = String(no);
+    if (this.#graph.hasNode(key)) this.#graph.dropNode(key);
+  }
+
+  hasNode(no: number): boolean {
+    return this.#graph.hasNode(String(no));
+  }
+
+  addEdge(id: string, from: number, to: number, attributes: GraphEdgeAttributes): void {
+    this.#graph.mergeNode(String(from));
+    this.#graph.mergeNode(String(to));
+    this.#graph.addDirectedEdgeWithKey(id, String(from), String(to), attributes);
+  }
+
+  removeEdge(id: string): void {
+    if (this.#graph.hasEdge(id)) this.#graph.dropEdge(id);
+  }
+
+  clear(): void {
+    this.#graph.clear();
+  }
+
+  /**
+   * Breadth-first walk from several anchors at once, so each node gets its distance to the
+   * nearest anchor. At equal distance the heavier arrival edge wins, then the smaller node number,
+   * which keeps results deterministic.
+   */
+  walk(anchors: readonly number[], options: WalkOptions): Map<number, Reached> {
+    const reached = new Map<number, Reached>();
+    const types = options.edgeTypes && options.edgeTypes.length > 0 ? new Set(options.edgeTypes) : null;
+    let frontier: number[] = [];
+    for (const no of anchors) {
+      if (!this.#graph.hasNode(String(no)) || reached.has(no)) continue;
+      reached.set(no, { no, distance: 0, weight: Infinity, via: [], edges: [] });
+      frontier.push(no);
+    }
+    for (let d = 1; d <= options.depth && frontier.length > 0; d++) {
+      const next = new Map<number, Reached>();
+      for (const from of frontier) {
+        const origin = reached.get(from)!;
+        this.#forEachStep(from, options.direction, (edge, attrs, neighbour) => {
+          if (types && !types.has(attrs.type)) return;
+          if (options.recordedBy !== undefined && attrs.createdAt > options.recordedBy) return;
+          if (reached.has(neighbour)) return;
+          if (options.traversable && !options.traversable(neighbour)) return;
+          const prior = next.get(neighbour);
+          if (prior && (prior.weight > attrs.weight || (prior.weight === attrs.weight && prior.via[prior.via.length - 1]! <= from))) return;
+          next.set(neighbour, { no: neighbour, distance: d, weight: attrs.weight, via: [...origin.via, from], edges: [...origin.edges, edge] });
+        });
+      }
+      for (const [no, r] of next) reached.set(no, r);
+      frontier = [...next.keys()].sort((a, b) => a - b);
+    }
+    return reached;
+  }
+
+  /**
+   * The graph leg's ranked list: memories near the anchors, by distance, then arrival weight,
+   * then number. Each anchor is walked on its own and a node's distance is its distance to the
+   * nearest *other* anchor, so an anchor is listed only when another anchor leads to it: listing
+   * every anchor at distance 0 would just repeat the votes that made them anchors.
+   */
+  search(anchors: readonly number[], options: WalkOptions & { accept?: Accept; k: number }): GraphHit[] {
+    const best = new Map<number, Reached>();
+    for (const anchor of new Set(anchors)) {
+      for (const r of this.walk([anchor], options).values()) {
+        if (r.no === anchor || (options.accept && !options.accept(r.no))) continue;
+        const prior = best.get(r.no);
+        if (!prior || r.distance < prior.distance || (r.distance === prior.distance && r.weight > prior.weight)) best.set(r.no, r);
+      }
+    }
+    const hits: GraphHit[] = [...best.values()].map((r) => ({ ...r, score: 1 / (1 + r.distance) }));
+    hits.sort((a, b) => a.distance - b.distance || b.weight - a.weight || a.no - b.no);
+    return hits.slice(0, options.k);
+  }
+
+  /** Shortest path as node numbers (both ends included), or null when none within `maxDepth`. */
+  path(from: number, to: number, options: Omit<WalkOptions, 'depth'> & { maxDepth?: number }): number[] | null {
+    if (!this.#graph.hasNode(String(from)) || !this.#graph.hasNode(String(to))) return null;
+    if (from === to) return [from];
+    const found = this.walk([from], { ...options, depth: options.maxDepth ?? this.#graph.order }).get(to);
+    return found ? [...found.via, to] : null;
+  }
+
+  edgeAttributes(id: string): GraphEdgeAttributes | undefined {
+    return this.#graph.hasEdge(id) ? this.#graph.getEdgeAttributes(id) : undefined;
+  }
+
+  #forEachStep(no: number, direction: Direction, visit: (edge: string, attrs: GraphEdgeAttributes, neighbour: number) => void): void {
+    const key = String(no);
+    if (direction !== 'in') {
+      this.#graph.forEachOutEdge(key, (edge, attrs, _source, target) => visit(edge, attrs, Number(target)));
+    }
+    if (direction !== 'out') {
+      this.#graph.forEachInEdge(key, (edge, attrs, source) => visit(edge, attrs, Number(source)));
+    }
+  }
+}

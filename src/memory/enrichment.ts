@@ -1,0 +1,176 @@
+import type { Embedder } from '../embedder/types.js';
+import { HybridMindError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+export interface EnrichmentOptions {
+  /** Texts per embedder call. Default 32. */
+  batchSize?: number;
+  /** Attempts per batch before its memories are marked failed. Default 5. */
+  maxAttempts?: number;
+  /** First retry delay in ms, doubled per attempt. Default 250. */
+  backoffMs?: number;
+  /** Called after each batch with how far bulk enrichment has come. */
+  onProgress?: (progress: EnrichmentProgress) => void;
+}
+
+export interface EnrichmentProgress {
+  done: number;
+  pending: number;
+  failed: number;
+}
+
+export interface EnrichmentStatus extends EnrichmentProgress {
+  running: boolean;
+  lastError: string | null;
+}
+
+/** What the queue needs from the store: texts to embed and a place to put the vectors. */
+export interface EnrichmentSink {
+  /** The current text of `no`, or undefined when it is gone. */
+  textOf(no: number): string | undefined;
+  /** Commits vectors for memories whose text is still the one embedded; returns how many. */
+  commit(batch: Array<{ no: number; text: string; vector: Float32Array }>): void;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Computes embeddings in the background, in batches, after memories are committed. A failing
+ * embedder is retried with exponential backoff and, after `maxAttempts`, the batch is marked
+ * failed (never given made-up vectors); `retryFailed()` queues it again.
+ */
+export class EnrichmentQueue {
+  readonly #embedder: Embedder;
+  readonly #sink: EnrichmentSink;
+  readonly #logger: Logger;
+  readonly #batchSize: number;
+  readonly #maxAttempts: number;
+  readonly #backoffMs: number;
+  readonly #onProgress: ((p: EnrichmentProgress) => void) | undefined;
+  readonly #pending = new Set<number>();
+  readonly #failed = new Set<number>();
+  #done = 0;
+  #running: Promise<void> | null = null;
+  #stopped = false;
+  #lastError: string | null = null;
+  #waiters: Array<() => void> = [];
+
+  constructor(embedder: Embedder, sink: EnrichmentSink, logger: Logger, options: EnrichmentOptions = {}) {
+    this.#embedder = embedder;
+    this.#sink = sink;
+    this.#logger = logger;
+    this.#batchSize = options.batchSize ?? 32;
+    this.#maxAttempts = options.maxAttempts ?? 5;
+    this.#backoffMs = options.backoffMs ?? 250;
+    this.#onProgress = options.onProgress;
+  }
+
+  get pending(): number {
+    return this.#pending.size;
+  }
+
+  isPending(no: number): boolean {
+    return this.#pending.has(no);
+  }
+
+  status(): EnrichmentStatus {
+    return { done: this.#done, pending: this.#pending.size, failed: this.#failed.size, running: this.#running !== null, lastError: this.#lastError };
+  }
+
+  enqueue(nos: Iterable<number>): void {
+    for (const no of nos) {
+      this.#failed.delete(no);
+      this.#pending.add(no);
+    }
+    this.#kick();
+  }
+
+  /** Drops memories that were forgotten or got a vector another way. */
+  cancel(no: number): void {
+    this.#pending.delete(no);
+    this.#failed.delete(no);
+  }
+
+  retryFailed(): void {
+    this.enqueue([...this.#failed]);
+  }
+
+  /** Resolves when nothing is pending (failed memories do not hold it up). */
+  idle(): Promise<void> {
+    if (this.#pending.size === 0 && this.#running === null) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#running;
+  }
+
+  #kick(): void {
+    if (this.#running || this.#stopped || this.#pending.size === 0) return;
+    this.#running = this.#drain().finally(() => {
+      this.#running = null;
+      if (this.#pending.size > 0 && !this.#stopped) this.#kick();
+      else this.#settle();
+    });
+  }
+
+  #settle(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  async #drain(): Promise<void> {
+    while (!this.#stopped && this.#pending.size > 0) {
+      const batch: Array<{ no: number; text: string }> = [];
+      for (const no of this.#pending) {
+        const text = this.#sink.textOf(no);
+        if (text === undefined) this.#pending.delete(no);
+        else batch.push({ no, text });
+        if (batch.length >= this.#batchSize) break;
+      }
+      if (batch.length === 0) continue;
+      const vectors = await this.#embedWithRetry(batch.map((b) => b.text));
+      if (this.#stopped) return;
+      if (!vectors) {
+        for (const b of batch) {
+          this.#pending.delete(b.no);
+          this.#failed.add(b.no);
+        }
+      } else {
+        const ready = batch.flatMap((b, i) => (this.#pending.has(b.no) ? [{ ...b, vector: vectors[i]! }] : []));
+        try {
+          this.#sink.commit(ready);
+          for (const b of batch) this.#pending.delete(b.no);
+          this.#done += ready.length;
+        } catch (error) {
+          this.#lastError = error instanceof Error ? error.message : String(error);
+          this.#logger('error', 'enrichment: storing vectors failed', { error: this.#lastError });
+          for (const b of batch) {
+            this.#pending.delete(b.no);
+            this.#failed.add(b.no);
+          }
+        }
+      }
+      this.#onProgress?.({ done: this.#done, pending: this.#pending.size, failed: this.#failed.size });
+    }
+  }
+
+  async #embedWithRetry(texts: string[]): Promise<Float32Array[] | null> {
+    for (let attempt = 1; attempt <= this.#maxAttempts && !this.#stopped; attempt++) {
+      try {
+        const vectors = await this.#embedder.embed(texts);
+        if (!Array.isArray(vectors) || vectors.length !== texts.length) {
+          throw new HybridMindError('EMBEDDER', 'enrichment', `the embedder returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${texts.length} texts`);
+        }
+        return vectors;
+      } catch (error) {
+        this.#lastError = error instanceof Error ? error.message : String(error);
+        this.#logger('warn', 'enrichment: embedder failed', { attempt, error: this.#lastError });
+        if (attempt < this.#maxAttempts) await sleep(this.#backoffMs * 2 ** (attempt - 1));
+      }
+    }
+    return null;
+  }
+}

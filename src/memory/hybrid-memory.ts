@@ -1,0 +1,343 @@
+import type { Embedder } from '../embedder/types.js';
+import { HybridMindError, invalid, notFound } from '../errors.js';
+import { loadVectorKernel, type VectorKernelSource } from '../legs/vector/kernel.js';
+import { silentLogger, type Logger } from '../logger.js';
+import type { SqlDriver } from '../storage/driver.js';
+import { Repository, type MemoryRow } from '../storage/repository.js';
+import { SCHEMA_VERSION } from '../storage/schema.js';
+import { SqliteWasmDriver } from '../storage/sqlite-wasm.js';
+import type {
+  CompareResult, Direction, Edge, Hit, MemoryInput, MemoryPatch, MemoryRecord, Readiness, RecallDefaults,
+  RecallOptions, RecallReport, RelateOptions, Stats, TraceOptions, TraceResult,
+} from '../types.js';
+import { EnrichmentQueue, type EnrichmentOptions, type EnrichmentStatus } from './enrichment.js';
+import { Indexes } from './indexes.js';
+import { fuse, legsRun, materialize, runLegs } from './recall.js';
+import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRecall } from './recall-options.js';
+import { toEdge, toRecord } from './rows.js';
+import { checkId, checkOneOf, checkOptions, normalizedVector } from './validate.js';
+import { Writer } from './writer.js';
+import { graphPath, graphTrace } from './traversal.js';
+
+export interface OpenOptions {
+  /** `'memory'` (default): an in-memory SQLite-WASM database. Or any `SqlDriver`, or database bytes. */
+  storage?: 'memory' | SqlDriver | { bytes: Uint8Array };
+  /** Computes vectors for memories stored without one. `null`: no dense leg unless vectors are given. */
+  embedder?: Embedder | null;
+  /** Vector dimension for a new store (else the embedder's, else the first vector's). */
+  dim?: number;
+  /** The clock, epoch ms; tests pin it. */
+  now?: () => number;
+  logger?: Logger;
+  /** Defaults for every `recall()` on this store. */
+  recall?: RecallDefaults;
+  /** Background embedding: batch size, retries, progress. */
+  enrichment?: EnrichmentOptions;
+  /** The WASM-SIMD kernel: a precompiled module (required on Cloudflare Workers) or bytes; `false` forces the JS scan. */
+  vectorKernel?: VectorKernelSource | false;
+}
+
+const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel']);
+
+/**
+ * An agent's long-term memory: SQLite as the truth, four retrieval legs (dense vectors, BM25,
+ * a typed graph, time) fused by weighted RRF.
+ *
+ * @example
+ * const mem = await HybridMemory.open({ embedder: null });
+ * await mem.store({ text: 'ADR-007: we use SQLite-WASM on OPFS', id: 'adr-007' });
+ * const hits = await mem.recall('which ADR covers storage?');
+ */
+export class HybridMemory {
+  readonly #repo: Repository;
+  readonly #indexes: Indexes;
+  readonly #embedder: Embedder | null;
+  readonly #enrichment: EnrichmentQueue | null;
+  readonly #now: () => number;
+  readonly #defaults: ResolvedDefaults;
+  readonly #writer: Writer;
+  #closed = false;
+
+  private constructor(repo: Repository, indexes: Indexes, embedder: Embedder | null, now: () => number, logger: Logger, defaults: ResolvedDefaults, enrichment: EnrichmentOptions | undefined) {
+    this.#repo = repo;
+    this.#indexes = indexes;
+    this.#embedder = embedder;
+    this.#now = now;
+    this.#defaults = defaults;
+    this.#enrichment = embedder
+      ? new EnrichmentQueue(embedder, { textOf: (no) => this.#textOf(no), commit: (batch) => this.#writer.commitVectors(batch) }, logger, enrichment)
+      : null;
+    this.#writer = new Writer(repo, indexes, this.#enrichment, now);
+  }
+
+  /** Opens (or creates) a store and rebuilds its indexes from SQLite. */
+  static async open(options: OpenOptions = {}): Promise<HybridMemory> {
+    const method = 'HybridMemory.open';
+    const o = checkOptions(method, 'options', options) as OpenOptions;
+    for (const key of Object.keys(o)) if (!OPEN_KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
+    const embedder = o.embedder ?? null;
+    if (embedder !== null && (typeof embedder !== 'object' || typeof embedder.embed !== 'function' || typeof embedder.id !== 'string')) {
+      throw invalid(method, 'options.embedder must be an Embedder ({ id, dim, embed }) or null', embedder);
+    }
+    if (o.dim !== undefined && (!Number.isInteger(o.dim) || o.dim < 1 || o.dim > 65_536)) throw invalid(method, 'options.dim must be an integer from 1 to 65536', o.dim);
+    if (embedder && o.dim !== undefined && embedder.dim !== o.dim) {
+      throw new HybridMindError('DIMENSION_MISMATCH', method, `options.dim is ${o.dim} but the embedder ${JSON.stringify(embedder.id)} makes ${embedder.dim}-d vectors`);
+    }
+    if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);
+    if (o.logger !== undefined && typeof o.logger !== 'function') throw invalid(method, 'options.logger must be a function', o.logger);
+    const defaults = resolveDefaults(method, o.recall);
+    const driver = await openDriver(method, o.storage);
+    try {
+      const repo = new Repository(driver);
+      const dim = reconcileModel(method, repo, embedder, o.dim ?? embedder?.dim ?? null);
+      const kernel = o.vectorKernel === false ? null : await loadVectorKernel(o.vectorKernel);
+      const indexes = new Indexes(repo, kernel, dim);
+      indexes.rebuild();
+      const mem = new HybridMemory(repo, indexes, embedder, o.now ?? Date.now, o.logger ?? silentLogger, defaults, o.enrichment);
+      mem.#enrichment?.enqueue(repo.memoriesWithoutVector());
+      return mem;
+    } catch (error) {
+      driver.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Stores one memory. Returns once SQLite has committed it and the lexical, graph and time legs
+   * see it; its embedding follows in the background (`ready()` waits for it).
+   */
+  async store(input: MemoryInput): Promise<string> {
+    this.#open('store');
+    return this.#writer.store('store', [input], 'input')[0]!;
+  }
+
+  /** Stores many memories in one transaction: all or nothing. */
+  async storeMany(inputs: MemoryInput[], options: { onProgress?: (p: { done: number; total: number }) => void } = {}): Promise<string[]> {
+    this.#open('storeMany');
+    const o = checkOptions('storeMany', 'options', options) as { onProgress?: unknown };
+    if (!Array.isArray(inputs)) throw invalid('storeMany', 'inputs must be an array of memory inputs', inputs);
+    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw invalid('storeMany', 'options.onProgress must be a function', o.onProgress);
+    return this.#writer.store('storeMany', inputs, 'inputs', o.onProgress as ((p: { done: number; total: number }) => void) | undefined);
+  }
+
+  /** Adds a typed, directed edge. `relate(newer, older, 'SUPERSEDES')` closes `older`'s validity. */
+  async relate(fromId: string, toId: string, type: string, options: RelateOptions = {}): Promise<string> {
+    this.#open('relate');
+    return this.#writer.relate(fromId, toId, type, options);
+  }
+
+  async unrelate(edgeId: string): Promise<void> {
+    this.#open('unrelate');
+    this.#writer.unrelate(edgeId);
+  }
+
+  async update(id: string, patch: MemoryPatch): Promise<MemoryRecord> {
+    this.#open('update');
+    this.#writer.update(id, patch);
+    return this.#record(id);
+  }
+
+  /** Removes a memory, its vector and its edges (undoing supersessions it made) from SQLite and every leg. */
+  async forget(id: string): Promise<void> {
+    this.#open('forget');
+    this.#writer.forget(id);
+  }
+
+  async get(id: string): Promise<MemoryRecord | null> {
+    this.#open('get');
+    checkId('get', 'id', id);
+    return this.#indexes.catalog.noOf(id) === undefined ? null : this.#record(id);
+  }
+
+  async edges(id: string, options: { direction?: Direction } = {}): Promise<Edge[]> {
+    this.#open('edges');
+    const no = this.#requireMemory('edges', id);
+    const o = checkOptions('edges', 'options', options) as { direction?: unknown };
+    const direction = o.direction === undefined ? 'both' : checkOneOf('edges', 'options.direction', o.direction, ['out', 'in', 'both']);
+    return this.#repo
+      .edgesOf(no)
+      .filter((e) => direction === 'both' || (direction === 'out' ? Number(e.src) === no : Number(e.dst) === no))
+      .map((e) => toEdge(e, (n) => this.#indexes.catalog.entry(n).id));
+  }
+
+  /** The top hits for a query, fused from the legs the mode selects. */
+  async recall(query: string, options: RecallOptions = {}): Promise<Hit[]> {
+    return (await this.recallReport(query, options)).hits;
+  }
+
+  /** `recall` plus what the answer could not cover: memories not yet searchable semantically. */
+  async recallReport(query: string, options: RecallOptions = {}): Promise<RecallReport> {
+    this.#open('recall');
+    const o = this.#resolve('recall', query, options);
+    const queryVector = await this.#queryVector('recall', query, o);
+    this.#open('recall');
+    const now = this.#now();
+    const lists = runLegs(this.#indexes, o, query, queryVector, now);
+    const hits = materialize(this.#indexes, o, lists, fuse(this.#indexes, o, lists, now), now);
+    return { hits, pendingSemantic: this.#indexes.catalog.size - (this.#indexes.vector?.size ?? 0), legsRun: legsRun(lists) };
+  }
+
+  /** The same query through each leg alone and fused, side by side. */
+  async compare(query: string, options: Omit<RecallOptions, 'mode'> = {}): Promise<CompareResult> {
+    this.#open('compare');
+    const base = this.#resolve('compare', query, options);
+    const queryVector = await this.#queryVector('compare', query, base);
+    const now = this.#now();
+    const run = (mode: ResolvedRecall['mode']): Hit[] => {
+      const o = { ...base, mode };
+      const lists = runLegs(this.#indexes, o, query, queryVector, now);
+      return materialize(this.#indexes, o, lists, fuse(this.#indexes, o, lists, now), now);
+    };
+    return { vector: run('vector'), lexical: run('lexical'), graph: run('graph'), hybrid: run('hybrid') };
+  }
+
+  /** The graph neighbourhood of a memory (by id) or of the best hit for a query. */
+  async trace(idOrQuery: string, options: TraceOptions = {}): Promise<TraceResult> {
+    this.#open('trace');
+    if (typeof idOrQuery !== 'string' || idOrQuery.trim() === '') throw invalid('trace', 'idOrQuery must be a memory id or a non-empty query', idOrQuery);
+    let start = this.#indexes.catalog.noOf(idOrQuery);
+    if (start === undefined) {
+      const best = (await this.recall(idOrQuery, { k: 1, explain: false }))[0];
+      start = best ? this.#indexes.catalog.noOf(best.id) : undefined;
+    }
+    return graphTrace(this.#indexes, start ?? null, options, this.#now());
+  }
+
+  /** The shortest path of typed edges between two memories, as ids, or null. */
+  async path(fromId: string, toId: string, options: Omit<TraceOptions, 'depth'> = {}): Promise<string[] | null> {
+    this.#open('path');
+    const from = this.#requireMemory('path', fromId);
+    const to = this.#requireMemory('path', toId);
+    return graphPath(this.#indexes, from, to, options);
+  }
+
+  /** Resolves when every memory stored so far has its embedding (or has failed to get one). */
+  async ready(): Promise<void> {
+    this.#open('ready');
+    await this.#enrichment?.idle();
+  }
+
+  async stats(): Promise<Stats & { enrichment: EnrichmentStatus | null }> {
+    this.#open('stats');
+    const { catalog, vector, graph } = this.#indexes;
+    const now = this.#now();
+    let current = 0;
+    const readiness: Record<Readiness, number> = { stored: 0, lexical: 0, semantic: 0 };
+    for (const e of catalog.values()) {
+      if (e.validFrom <= now && (e.validTo === null || e.validTo > now)) current++;
+      readiness[vector?.has(e.no) ? 'semantic' : 'lexical']++;
+    }
+    return {
+      memories: catalog.size,
+      edges: graph.size,
+      current,
+      historical: catalog.size - current,
+      readiness,
+      dim: vector?.dim ?? null,
+      embedderId: this.#repo.getMeta('embedder_id'),
+      schemaVersion: SCHEMA_VERSION,
+      edgeTypes: this.#repo.edgeTypeCounts(),
+      vectorBytes: vector?.byteSize() ?? 0,
+      storage: this.#repo.db.name,
+      enrichment: this.#enrichment?.status() ?? null,
+    };
+  }
+
+  /** Reclaims space: SQLite VACUUM and the lexical index's tombstones. */
+  async compact(): Promise<void> {
+    this.#open('compact');
+    this.#repo.vacuum();
+  }
+
+  /** The SQLite database as bytes (`open({ storage: { bytes } })` reopens it). */
+  async exportDatabase(): Promise<Uint8Array> {
+    this.#open('exportDatabase');
+    if (!this.#repo.db.serialize) throw new HybridMindError('UNSUPPORTED', 'exportDatabase', `storage ${this.#repo.db.name} cannot serialise itself`);
+    return this.#repo.db.serialize();
+  }
+
+  /** Stops background work and closes the database; later calls fail with CLOSED. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#enrichment?.stop();
+    this.#indexes.clear();
+    this.#repo.db.close();
+  }
+
+  #open(method: string): void {
+    if (this.#closed) throw new HybridMindError('CLOSED', method, 'the store is closed');
+  }
+
+  #resolve(method: string, query: unknown, options: unknown): ResolvedRecall {
+    if (typeof query !== 'string' || query.trim() === '') throw invalid(method, 'query must be a non-empty string', query);
+    const o = resolveRecall(method, options, this.#defaults);
+    for (const id of o.anchors ?? []) this.#requireMemory(method, id);
+    return o;
+  }
+
+  async #queryVector(method: string, query: string, o: ResolvedRecall): Promise<Float32Array | null> {
+    const dim = this.#indexes.vector?.dim ?? this.#embedder?.dim ?? null;
+    if (o.queryEmbedding !== null) return normalizedVector(method, 'options.queryEmbedding', o.queryEmbedding, dim);
+    const wantsVector = o.mode === 'vector' || o.mode === 'hybrid' || (o.mode === 'graph' && o.anchors === null);
+    if (!wantsVector || !this.#embedder || !this.#indexes.vector || this.#indexes.vector.size === 0) return null;
+    let vectors: Float32Array[];
+    try {
+      vectors = await this.#embedder.embed([query]);
+    } catch (cause) {
+      throw new HybridMindError('EMBEDDER', method, `embedding the query failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    }
+    return normalizedVector(method, 'the query embedding', vectors[0], dim);
+  }
+
+  #requireMemory(method: string, id: unknown): number {
+    const checked = checkId(method, 'id', id);
+    const no = this.#indexes.catalog.noOf(checked);
+    if (no === undefined) throw notFound(method, 'memory', checked);
+    return no;
+  }
+
+  #record(id: string): MemoryRecord {
+    const no = this.#indexes.catalog.noOf(id)!;
+    const row = this.#repo.memoryByNo(no) as MemoryRow;
+    const readiness: Readiness = this.#indexes.vector?.has(no) ? 'semantic' : 'lexical';
+    return toRecord(row, this.#now(), readiness);
+  }
+
+  #textOf(no: number): string | undefined {
+    return this.#indexes.catalog.get(no) ? this.#repo.memoryByNo(no)?.text : undefined;
+  }
+}
+
+async function openDriver(method: string, storage: OpenOptions['storage']): Promise<SqlDriver> {
+  if (storage === undefined || storage === 'memory') return SqliteWasmDriver.open();
+  if (typeof storage === 'object' && storage !== null) {
+    if ('bytes' in storage) {
+      if (!(storage.bytes instanceof Uint8Array)) throw invalid(method, 'options.storage.bytes must be a Uint8Array', storage.bytes);
+      return SqliteWasmDriver.open({ bytes: storage.bytes });
+    }
+    if (typeof (storage as SqlDriver).all === 'function' && typeof (storage as SqlDriver).transaction === 'function') return storage as SqlDriver;
+  }
+  throw invalid(method, "options.storage must be 'memory', a SqlDriver or { bytes: Uint8Array }", storage);
+}
+
+/**
+ * A store remembers its vector dimension and embedder; opening it with others would mix
+ * incomparable vectors, so that is refused rather than padded or truncated.
+ */
+function reconcileModel(method: string, repo: Repository, embedder: Embedder | null, requestedDim: number | null): number | null {
+  const storedDim = repo.getMeta('dim');
+  const dim = storedDim === null ? requestedDim : Number(storedDim);
+  if (storedDim !== null && requestedDim !== null && Number(storedDim) !== requestedDim) {
+    throw new HybridMindError('DIMENSION_MISMATCH', method, `the store holds ${storedDim}-d vectors, received dim ${requestedDim}`);
+  }
+  const storedModel = repo.getMeta('embedder_id');
+  if (embedder && storedModel !== null && storedModel !== embedder.id) {
+    throw new HybridMindError('MODEL_MISMATCH', method, `the store's vectors come from ${JSON.stringify(storedModel)}, received embedder ${JSON.stringify(embedder.id)}`);
+  }
+  repo.transaction(() => {
+    if (storedDim === null && dim !== null) repo.setMeta('dim', String(dim));
+    if (embedder && storedModel === null) repo.setMeta('embedder_id', embedder.id);
+  });
+  return dim;
+}

@@ -1,0 +1,147 @@
+import { invalid } from '../errors.js';
+import type { FusionMethod, LegWeights, RecallDefaults, RecallFilter, RecallMode, RecallOptions } from '../types.js';
+import {
+  checkEdgeType,
+  checkFiniteNumber,
+  checkId,
+  checkMetadata,
+  checkNonNegativeInt,
+  checkOneOf,
+  checkOptions,
+  checkPositiveInt,
+  checkStringList,
+  checkTime,
+} from './validate.js';
+
+/** The recall defaults, in one place. `HybridMemory.open({ recall })` overrides them per store. */
+export const RECALL_DEFAULTS = {
+  k: 10,
+  mode: 'hybrid' as RecallMode,
+  weights: { vector: 1, lexical: 1, graph: 1, time: 1 } as LegWeights,
+  rrfK: 60,
+  fusion: 'rrf' as FusionMethod,
+  alpha: 0.7,
+  beta: 0.3,
+  depth: 2,
+  edgeTypes: [] as string[],
+  halfLifeDays: 180,
+  historicalWeight: 0.5,
+  includeHistorical: true,
+  explain: true,
+};
+
+export type ResolvedDefaults = typeof RECALL_DEFAULTS;
+
+export interface ResolvedRecall extends ResolvedDefaults {
+  anchors: string[] | null;
+  asOf: number | null;
+  filter: NormalizedFilter | null;
+  queryEmbedding: Float32Array | null;
+}
+
+export interface NormalizedFilter {
+  kind: Set<string> | null;
+  domain: Set<string> | null;
+  metadata: Array<[string, unknown]>;
+}
+
+const MODES: readonly RecallMode[] = ['hybrid', 'vector', 'lexical', 'graph'];
+const FUSIONS: readonly FusionMethod[] = ['rrf', 'linear'];
+const LEGS = ['vector', 'lexical', 'graph', 'time'] as const;
+const OPTION_KEYS = new Set([
+  'k', 'mode', 'weights', 'rrfK', 'fusion', 'alpha', 'beta', 'anchors', 'depth', 'edgeTypes', 'asOf',
+  'halfLifeDays', 'historicalWeight', 'filter', 'includeHistorical', 'explain', 'queryEmbedding',
+]);
+
+function checkBoolean(method: string, name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw invalid(method, `${name} must be true or false`, value);
+  return value;
+}
+
+function checkWeights(method: string, value: unknown, base: LegWeights): LegWeights {
+  const given = checkOptions(method, 'options.weights', value);
+  const weights = { ...base };
+  for (const [key, w] of Object.entries(given)) {
+    if (!(LEGS as readonly string[]).includes(key)) throw invalid(method, `options.weights has an unknown leg "${key}"; legs are ${LEGS.join(', ')}`, value);
+    weights[key as keyof LegWeights] = checkFiniteNumber(method, `options.weights.${key}`, w, { min: 0 });
+  }
+  return weights;
+}
+
+function labelSet(method: string, name: string, value: unknown): Set<string> | null {
+  if (value === undefined) return null;
+  const list = typeof value === 'string' ? [value] : value;
+  return new Set(checkStringList(method, name, list, (v, i) => {
+    if (typeof v !== 'string' || v === '') throw invalid(method, `${name}[${i}] must be a non-empty string`, v);
+    return v;
+  }));
+}
+
+function checkFilter(method: string, value: unknown): NormalizedFilter | null {
+  if (value === undefined) return null;
+  const f = checkOptions(method, 'options.filter', value) as RecallFilter;
+  for (const key of Object.keys(f)) {
+    if (!['kind', 'domain', 'metadata'].includes(key)) throw invalid(method, `options.filter has an unknown key "${key}"`, value);
+  }
+  const metadata = checkMetadata(method, 'options.filter.metadata', f.metadata);
+  for (const [key, v] of Object.entries(metadata)) {
+    if (v !== null && typeof v === 'object') throw invalid(method, `options.filter.metadata.${key} must be a string, number, boolean or null`, v);
+  }
+  return { kind: labelSet(method, 'options.filter.kind', f.kind), domain: labelSet(method, 'options.filter.domain', f.domain), metadata: Object.entries(metadata) };
+}
+
+/** Validates per-store defaults given to `open()`, with the same rules as per-call options. */
+export function resolveDefaults(method: string, value: unknown): ResolvedDefaults {
+  const given = checkOptions(method, 'options.recall', value) as RecallDefaults;
+  for (const key of ['anchors', 'asOf', 'filter', 'queryEmbedding']) {
+    if (key in given) throw invalid(method, `options.recall.${key} is per call only`, (given as Record<string, unknown>)[key]);
+  }
+  const { anchors: _a, asOf: _t, filter: _f, queryEmbedding: _q, ...rest } = resolveRecall(method, given, RECALL_DEFAULTS);
+  return rest;
+}
+
+/** Merges per-call options over the store's defaults, checking every value once. */
+export function resolveRecall(method: string, value: unknown, defaults: ResolvedDefaults): ResolvedRecall {
+  const o = checkOptions(method, 'options', value) as RecallOptions;
+  for (const key of Object.keys(o)) {
+    if (!OPTION_KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
+  }
+  const defined = <K extends keyof RecallOptions>(key: K): boolean => o[key] !== undefined;
+  return {
+    k: defined('k') ? checkPositiveInt(method, 'options.k', o.k, 1000) : defaults.k,
+    mode: defined('mode') ? checkOneOf(method, 'options.mode', o.mode, MODES) : defaults.mode,
+    weights: defined('weights') ? checkWeights(method, o.weights, defaults.weights) : defaults.weights,
+    rrfK: defined('rrfK') ? checkFiniteNumber(method, 'options.rrfK', o.rrfK, { min: 0 }) : defaults.rrfK,
+    fusion: defined('fusion') ? checkOneOf(method, 'options.fusion', o.fusion, FUSIONS) : defaults.fusion,
+    alpha: defined('alpha') ? checkFiniteNumber(method, 'options.alpha', o.alpha, { min: 0 }) : defaults.alpha,
+    beta: defined('beta') ? checkFiniteNumber(method, 'options.beta', o.beta, { min: 0 }) : defaults.beta,
+    depth: defined('depth') ? checkNonNegativeInt(method, 'options.depth', o.depth, 10) : defaults.depth,
+    edgeTypes: defined('edgeTypes')
+      ? checkStringList(method, 'options.edgeTypes', o.edgeTypes, (v) => checkEdgeType(method, v))
+      : defaults.edgeTypes,
+    halfLifeDays: defined('halfLifeDays')
+      ? checkFiniteNumber(method, 'options.halfLifeDays', o.halfLifeDays, { min: 0, exclusiveMin: true })
+      : defaults.halfLifeDays,
+    historicalWeight: defined('historicalWeight')
+      ? checkFiniteNumber(method, 'options.historicalWeight', o.historicalWeight, { min: 0 })
+      : defaults.historicalWeight,
+    includeHistorical: defined('includeHistorical') ? checkBoolean(method, 'options.includeHistorical', o.includeHistorical) : defaults.includeHistorical,
+    explain: defined('explain') ? checkBoolean(method, 'options.explain', o.explain) : defaults.explain,
+    anchors: defined('anchors')
+      ? checkStringList(method, 'options.anchors', o.anchors, (v, i) => checkId(method, `options.anchors[${i}]`, v))
+      : null,
+    asOf: defined('asOf') ? checkTime(method, 'options.asOf', o.asOf) : null,
+    filter: checkFilter(method, o.filter),
+    queryEmbedding: defined('queryEmbedding') ? (o.queryEmbedding as Float32Array) : null,
+  };
+}
+
+export function matchesFilter(filter: NormalizedFilter, entry: { kind: string | null; domain: string | null; metadata: Record<string, unknown> }): boolean {
+  if (filter.kind && (entry.kind === null || !filter.kind.has(entry.kind))) return false;
+  if (filter.domain && (entry.domain === null || !filter.domain.has(entry.domain))) return false;
+  for (const [key, v] of filter.metadata) {
+    if (!Object.hasOwn(entry.metadata, key) || entry.metadata[key] !== v) return false;
+  }
+  return true;
+}
+

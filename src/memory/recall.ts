@@ -1,0 +1,194 @@
+import { reciprocalRankFusion, type Fused, type RankedList } from '../fusion/rrf.js';
+import { linearFusion } from '../fusion/linear.js';
+import type { GraphIndex, GraphHit } from '../legs/graph/graph-index.js';
+import { rankByTime, recordedBy, statusAt, recencyWeight, type TimeRanked } from '../legs/time/temporal.js';
+import type { Accept, LexicalHit, LexicalIndex, Scored, VectorIndex } from '../legs/types.js';
+import type { Repository } from '../storage/repository.js';
+import type { Hit, HitLegs, LegName } from '../types.js';
+import type { Catalog } from './catalog.js';
+import { matchesFilter, type ResolvedRecall } from './recall-options.js';
+
+/** The parts of a store a recall reads. */
+export interface RecallParts {
+  catalog: Catalog;
+  repository: Repository;
+  lexical: LexicalIndex;
+  graph: GraphIndex;
+  vector: VectorIndex | null;
+}
+
+/** Each leg's list for one query, before fusion. */
+export interface LegLists {
+  vector: Scored[] | null;
+  lexical: LexicalHit[] | null;
+  graph: GraphHit[] | null;
+  time: TimeRanked[] | null;
+}
+
+export interface RecallOutcome {
+  hits: Hit[];
+  legsRun: LegName[];
+}
+
+/** How deep each leg looks before fusion: enough that fusion can reorder, small enough to stay fast. */
+export function poolSize(k: number): number {
+  return Math.max(50, k * 5);
+}
+
+/** The reference time of a query and which memories it may return. */
+export function scope(parts: RecallParts, o: ResolvedRecall, now: number): { reference: number; accept: Accept; traversable: Accept } {
+  const reference = o.asOf ?? now;
+  const { catalog } = parts;
+  const traversable: Accept = o.asOf === null ? () => true : (no) => recordedBy(catalog.entry(no), reference);
+  const accept: Accept = (no) => {
+    const e = catalog.get(no);
+    if (!e) return false;
+    if (o.asOf !== null && !recordedBy(e, reference)) return false;
+    if (!o.includeHistorical && statusAt(e, reference) === 'historical') return false;
+    return o.filter === null || matchesFilter(o.filter, e);
+  };
+  return { reference, accept, traversable };
+}
+
+/**
+ * Runs the legs the mode asks for. Graph anchors are the caller's, or the top 3 of the
+ * vector and lexical lists fused, so the walk starts from what the query is about.
+ */
+export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, queryVector: Float32Array | null, now: number): LegLists {
+  const { reference, accept, traversable } = scope(parts, o, now);
+  const pool = poolSize(o.k);
+  const needSeeds = o.mode === 'hybrid' || (o.mode === 'graph' && o.anchors === null);
+  const useVector = (o.mode === 'vector' || needSeeds) && parts.vector !== null && queryVector !== null && parts.vector.size > 0;
+  const useLexical = o.mode === 'lexical' || needSeeds;
+  const vector = useVector ? parts.vector!.search(queryVector!, pool, accept) : null;
+  const lexical = useLexical ? parts.lexical.search(query, pool, accept) : null;
+
+  let graph: GraphHit[] | null = null;
+  if (o.mode === 'hybrid' || o.mode === 'graph') {
+    const anchors = o.anchors !== null
+      ? o.anchors.map((id) => parts.catalog.noOf(id)!)
+      : reciprocalRankFusion([{ weight: 1, nos: (vector ?? []).map((h) => h.no) }, { weight: 1, nos: (lexical ?? []).map((h) => h.no) }], o.rrfK)
+          .slice(0, 3)
+          .map((f) => f.no);
+    graph = parts.graph.search(anchors, {
+      k: pool,
+      depth: o.depth,
+      direction: 'both',
+      edgeTypes: o.edgeTypes,
+      recordedBy: o.asOf ?? undefined,
+      traversable,
+      accept,
+    });
+  }
+
+  let time: TimeRanked[] | null = null;
+  if (o.mode === 'hybrid') {
+    const candidates = new Set<number>();
+    for (const list of [vector, lexical, graph]) for (const h of list ?? []) candidates.add(h.no);
+    time = rankByTime(candidates, (no) => parts.catalog.entry(no), reference, o.halfLifeDays);
+  }
+  return {
+    vector: o.mode === 'hybrid' || o.mode === 'vector' ? vector : null,
+    lexical: o.mode === 'hybrid' || o.mode === 'lexical' ? lexical : null,
+    graph,
+    time,
+  };
+}
+
+/**
+ * Fuses the lists. A single-leg mode keeps its leg's order. Equal scores go to the memory that
+ * is current, then the fresher one, so supersession shows even when relevance ties.
+ */
+export function fuse(parts: RecallParts, o: ResolvedRecall, lists: LegLists, now: number): Fused[] {
+  const reference = o.asOf ?? now;
+  const status = (no: number): number => (statusAt(parts.catalog.entry(no), reference) === 'current' ? 0 : 1);
+  const tieBreak = (a: number, b: number): number =>
+    status(a) - status(b) ||
+    recencyWeight(parts.catalog.entry(b), reference, o.halfLifeDays) - recencyWeight(parts.catalog.entry(a), reference, o.halfLifeDays) ||
+    a - b;
+  if (o.mode !== 'hybrid') {
+    const only = lists[o.mode] ?? [];
+    return only.map((h) => ({ no: h.no, score: h.score }));
+  }
+  return discountHistorical(fuseHybrid(o, lists, tieBreak), status, o.historicalWeight, tieBreak);
+}
+
+/**
+ * A memory that is no longer true keeps only `historicalWeight` of its fused score, so the fact
+ * that replaced it ranks first even when the old wording matches the query better.
+ */
+function discountHistorical(fused: Fused[], status: (no: number) => number, weight: number, tieBreak: (a: number, b: number) => number): Fused[] {
+  if (weight === 1) return fused;
+  const out = fused.map((f) => (status(f.no) === 1 ? { no: f.no, score: f.score * weight } : f));
+  return out.sort((a, b) => b.score - a.score || tieBreak(a.no, b.no));
+}
+
+function fuseHybrid(o: ResolvedRecall, lists: LegLists, tieBreak: (a: number, b: number) => number): Fused[] {
+  if (o.fusion === 'linear') {
+    const similarity = new Map<number, number>();
+    if (lists.vector && lists.vector.length > 0) {
+      for (const h of lists.vector) similarity.set(h.no, h.score);
+    } else if (lists.lexical && lists.lexical.length > 0) {
+      const best = lists.lexical[0]!.score;
+      for (const h of lists.lexical) similarity.set(h.no, best > 0 ? h.score / best : 0);
+    }
+    const proximity = new Map((lists.graph ?? []).map((h) => [h.no, h.score] as const));
+    return linearFusion(similarity, proximity, o.alpha, o.beta, tieBreak);
+  }
+  const ranked: RankedList[] = [];
+  if (lists.vector) ranked.push({ weight: o.weights.vector, nos: lists.vector.map((h) => h.no) });
+  if (lists.lexical) ranked.push({ weight: o.weights.lexical, nos: lists.lexical.map((h) => h.no) });
+  if (lists.graph) ranked.push({ weight: o.weights.graph, nos: lists.graph.map((h) => h.no) });
+  if (lists.time) ranked.push({ weight: o.weights.time, nos: lists.time.map((h) => h.no) });
+  return reciprocalRankFusion(ranked, o.rrfK, tieBreak).filter((f) => f.score > 0);
+}
+
+export function legsRun(lists: LegLists): LegName[] {
+  return (['vector', 'lexical', 'graph', 'time'] as const).filter((leg) => lists[leg] !== null);
+}
+
+/** Builds the final hits: rows are read from SQLite only for the top k. */
+export function materialize(parts: RecallParts, o: ResolvedRecall, lists: LegLists, fused: Fused[], now: number): Hit[] {
+  const reference = o.asOf ?? now;
+  const top = fused.slice(0, o.k);
+  const explain = o.explain ? explanations(parts, lists, new Set(top.map((f) => f.no))) : null;
+  return top.map((f) => {
+    const row = parts.repository.memoryByNo(f.no)!;
+    const entry = parts.catalog.entry(f.no);
+    return {
+      id: entry.id,
+      text: row.text,
+      score: f.score,
+      kind: entry.kind,
+      domain: entry.domain,
+      metadata: entry.metadata,
+      createdAt: entry.createdAt,
+      validFrom: entry.validFrom,
+      validTo: entry.validTo,
+      status: statusAt(entry, reference),
+      legs: explain?.get(f.no) ?? {},
+    };
+  });
+}
+
+function explanations(parts: RecallParts, lists: LegLists, wanted: Set<number>): Map<number, HitLegs> {
+  const out = new Map<number, HitLegs>();
+  const at = (no: number): HitLegs => {
+    let legs = out.get(no);
+    if (!legs) out.set(no, (legs = {}));
+    return legs;
+  };
+  lists.vector?.forEach((h, i) => {
+    if (wanted.has(h.no)) at(h.no).vector = { rank: i + 1, score: h.score };
+  });
+  lists.lexical?.forEach((h, i) => {
+    if (wanted.has(h.no)) at(h.no).lexical = { rank: i + 1, score: h.score, matched: h.matched };
+  });
+  lists.graph?.forEach((h, i) => {
+    if (wanted.has(h.no)) at(h.no).graph = { rank: i + 1, distance: h.distance, via: h.via.map((no) => parts.catalog.entry(no).id) };
+  });
+  lists.time?.forEach((h, i) => {
+    if (wanted.has(h.no)) at(h.no).time = { rank: i + 1, weight: h.score };
+  });
+  return out;
+}

@@ -1,0 +1,112 @@
+import { HybridMindError, invalid } from '../errors.js';
+import { randomId } from '../ids.js';
+import { statusAt } from '../legs/time/temporal.js';
+import type { EdgeRow, MemoryRow, NewMemory } from '../storage/repository.js';
+import type { Edge, MemoryInput, MemoryPatch, MemoryRecord, Metadata, Readiness } from '../types.js';
+import {
+  checkId,
+  checkMetadata,
+  checkOptionalLabel,
+  checkOptionalTime,
+  checkText,
+  checkTime,
+  isPlainObject,
+  normalizedVector,
+} from './validate.js';
+
+/** A checked memory input, ready to insert. */
+export interface PreparedMemory {
+  row: NewMemory;
+  vector: Float32Array | null;
+}
+
+const INPUT_KEYS = new Set(['text', 'id', 'kind', 'domain', 'metadata', 'createdAt', 'validFrom', 'validTo', 'embedding']);
+const PATCH_KEYS = new Set(['text', 'kind', 'domain', 'metadata', 'validFrom', 'validTo', 'embedding']);
+
+function checkKeys(method: string, name: string, value: Record<string, unknown>, allowed: Set<string>): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.has(key)) throw invalid(method, `${name} has an unknown field "${key}"; allowed: ${[...allowed].join(', ')}`, key);
+  }
+}
+
+function checkWindow(method: string, name: string, validFrom: number, validTo: number | null): void {
+  if (validTo !== null && validTo <= validFrom) {
+    throw invalid(method, `${name}.validTo must be after validFrom (${new Date(validFrom).toISOString()})`, new Date(validTo).toISOString());
+  }
+}
+
+/** Checks one `store()` input; `name` is how the message refers to it (`input`, `inputs[3]`). */
+export function prepareMemory(method: string, name: string, input: unknown, now: number, dim: number | null): PreparedMemory {
+  if (!isPlainObject(input)) throw invalid(method, `${name} must be an object with a text`, input);
+  checkKeys(method, name, input, INPUT_KEYS);
+  const m = input as unknown as MemoryInput;
+  const text = checkText(method, `${name}.text`, m.text);
+  const id = m.id === undefined ? randomId() : checkId(method, `${name}.id`, m.id);
+  const createdAt = m.createdAt === undefined ? now : checkTime(method, `${name}.createdAt`, m.createdAt);
+  const validFrom = checkOptionalTime(method, `${name}.validFrom`, m.validFrom) ?? createdAt;
+  const validTo = m.validTo === undefined || m.validTo === null ? null : checkTime(method, `${name}.validTo`, m.validTo);
+  checkWindow(method, name, validFrom, validTo);
+  const vector = m.embedding === undefined ? null : normalizedVector(method, `${name}.embedding`, m.embedding, dim);
+  return {
+    row: {
+      id,
+      text,
+      kind: checkOptionalLabel(method, `${name}.kind`, m.kind),
+      domain: checkOptionalLabel(method, `${name}.domain`, m.domain),
+      metadata: JSON.stringify(checkMetadata(method, `${name}.metadata`, m.metadata)),
+      created_at: createdAt,
+      valid_from: validFrom,
+      valid_to: validTo,
+    },
+    vector,
+  };
+}
+
+/** Applies a checked patch to a row; returns the new row and, if given, the new vector. */
+export function applyPatch(method: string, row: MemoryRow, patch: unknown, dim: number | null): { row: MemoryRow; vector: Float32Array | null } {
+  if (!isPlainObject(patch)) throw invalid(method, 'patch must be an object', patch);
+  checkKeys(method, 'patch', patch, PATCH_KEYS);
+  if (Object.keys(patch).length === 0) throw invalid(method, 'patch must change at least one field', patch);
+  const p = patch as MemoryPatch;
+  const next: MemoryRow = { ...row };
+  if (p.text !== undefined) next.text = checkText(method, 'patch.text', p.text);
+  if ('kind' in p) next.kind = checkOptionalLabel(method, 'patch.kind', p.kind);
+  if ('domain' in p) next.domain = checkOptionalLabel(method, 'patch.domain', p.domain);
+  if ('metadata' in p) next.metadata = JSON.stringify(checkMetadata(method, 'patch.metadata', p.metadata));
+  if (p.validFrom !== undefined) next.valid_from = checkTime(method, 'patch.validFrom', p.validFrom);
+  if ('validTo' in p) next.valid_to = p.validTo === null || p.validTo === undefined ? null : checkTime(method, 'patch.validTo', p.validTo);
+  checkWindow(method, 'patch', Number(next.valid_from), next.valid_to === null ? null : Number(next.valid_to));
+  const vector = p.embedding === undefined ? null : normalizedVector(method, 'patch.embedding', p.embedding, dim);
+  return { row: next, vector };
+}
+
+export function toRecord(row: MemoryRow, reference: number, readiness: Readiness): MemoryRecord {
+  const t = { createdAt: Number(row.created_at), validFrom: Number(row.valid_from), validTo: row.valid_to === null ? null : Number(row.valid_to) };
+  return {
+    id: row.id,
+    text: row.text,
+    kind: row.kind,
+    domain: row.domain,
+    metadata: JSON.parse(row.metadata) as Metadata,
+    ...t,
+    status: statusAt(t, reference),
+    readiness,
+  };
+}
+
+export function toEdge(row: EdgeRow, idOf: (no: number) => string): Edge {
+  return {
+    id: row.id,
+    from: idOf(Number(row.src)),
+    to: idOf(Number(row.dst)),
+    type: row.type,
+    weight: Number(row.weight),
+    metadata: JSON.parse(row.metadata) as Metadata,
+    validFrom: Number(row.valid_from),
+    createdAt: Number(row.created_at),
+  };
+}
+
+export function duplicateId(method: string, id: string): HybridMindError {
+  return new HybridMindError('CONFLICT', method, `a memory with id ${JSON.stringify(id)} already exists`);
+}

@@ -1,0 +1,183 @@
+import { HybridMindError, invalid, notFound } from '../errors.js';
+import { randomId } from '../ids.js';
+import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
+import { EDGE_TYPES, type RelateOptions } from '../types.js';
+import type { EnrichmentQueue } from './enrichment.js';
+import type { Indexes } from './indexes.js';
+import { applyPatch, duplicateId, prepareMemory, type PreparedMemory } from './rows.js';
+import { checkEdgeType, checkFiniteNumber, checkId, checkMetadata, checkOptionalTime, checkOptions, normalizedVector } from './validate.js';
+
+const PROGRESS_EVERY = 1000;
+
+/**
+ * Every write: checked completely first, then one SQLite transaction, then the indexes. A write
+ * that fails anywhere before the commit leaves SQLite and the indexes as they were.
+ */
+export class Writer {
+  readonly #repo: Repository;
+  readonly #indexes: Indexes;
+  readonly #enrichment: EnrichmentQueue | null;
+  readonly #now: () => number;
+
+  constructor(repo: Repository, indexes: Indexes, enrichment: EnrichmentQueue | null, now: () => number) {
+    this.#repo = repo;
+    this.#indexes = indexes;
+    this.#enrichment = enrichment;
+    this.#now = now;
+  }
+
+  get #dim(): number | null {
+    const stored = this.#repo.getMeta('dim');
+    return this.#indexes.vector?.dim ?? (stored === null ? null : Number(stored));
+  }
+
+  store(method: string, inputs: unknown[], name: string, onProgress?: (p: { done: number; total: number }) => void): string[] {
+    const now = this.#now();
+    let dim = this.#dim;
+    const prepared: PreparedMemory[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < inputs.length; i++) {
+      const label = inputs.length === 1 && name === 'input' ? name : `${name}[${i}]`;
+      const p = prepareMemory(method, label, inputs[i], now, dim);
+      if (seen.has(p.row.id) || this.#indexes.catalog.noOf(p.row.id) !== undefined) throw duplicateId(method, p.row.id);
+      seen.add(p.row.id);
+      dim ??= p.vector?.length ?? null;
+      prepared.push(p);
+    }
+    const rows: MemoryRow[] = this.#repo.transaction(() => {
+      if (this.#repo.getMeta('dim') === null && dim !== null) this.#repo.setMeta('dim', String(dim));
+      return prepared.map((p) => {
+        const no = this.#repo.insertMemory(p.row);
+        if (p.vector) this.#repo.setVector(no, p.vector);
+        return { ...p.row, no };
+      });
+    });
+    const waiting: number[] = [];
+    rows.forEach((row, i) => {
+      this.#indexes.addMemory(row);
+      const vector = prepared[i]!.vector;
+      if (vector) this.#indexes.setVector(row.no, vector);
+      else waiting.push(row.no);
+      if (onProgress && ((i + 1) % PROGRESS_EVERY === 0 || i + 1 === rows.length)) onProgress({ done: i + 1, total: rows.length });
+    });
+    this.#enrichment?.enqueue(waiting);
+    return rows.map((r) => r.id);
+  }
+
+  /** Background embeddings land here; a memory whose text changed meanwhile is skipped. */
+  commitVectors(batch: Array<{ no: number; text: string; vector: Float32Array }>): void {
+    const fresh = batch.filter((b) => this.#indexes.catalog.get(b.no) && this.#repo.memoryByNo(b.no)?.text === b.text);
+    const dim = this.#dim;
+    const vectors = fresh.map((b) => normalizedVector('enrichment', 'the embedder\'s vector', b.vector, dim));
+    this.#repo.transaction(() => {
+      if (this.#repo.getMeta('dim') === null && vectors[0]) this.#repo.setMeta('dim', String(vectors[0].length));
+      fresh.forEach((b, i) => this.#repo.setVector(b.no, vectors[i]!));
+    });
+    fresh.forEach((b, i) => this.#indexes.setVector(b.no, vectors[i]!));
+  }
+
+  relate(fromId: unknown, toId: unknown, type: unknown, options: unknown): string {
+    const method = 'relate';
+    const from = this.#memoryNo(method, 'fromId', fromId);
+    const to = this.#memoryNo(method, 'toId', toId);
+    const edgeType = checkEdgeType(method, type);
+    const o = checkOptions(method, 'options', options) as RelateOptions;
+    for (const key of Object.keys(o)) if (!['weight', 'metadata', 'validFrom'].includes(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
+    if (from === to) throw invalid(method, 'a memory cannot be related to itself; fromId and toId are both', fromId);
+    const weight = o.weight === undefined ? 1 : checkFiniteNumber(method, 'options.weight', o.weight, { min: 0, exclusiveMin: true });
+    const metadata = JSON.stringify(checkMetadata(method, 'options.metadata', o.metadata));
+    const now = this.#now();
+    const fromEntry = this.#indexes.catalog.entry(from);
+    const validFrom = checkOptionalTime(method, 'options.validFrom', o.validFrom) ?? fromEntry.validFrom;
+    if (this.#repo.edgeBetween(from, to, edgeType)) {
+      throw new HybridMindError('CONFLICT', method, `a ${edgeType} edge from ${JSON.stringify(fromId)} to ${JSON.stringify(toId)} already exists`);
+    }
+    const target = this.#indexes.catalog.entry(to);
+    // A supersession closes the older fact when the newer one became true, unless it had already ended.
+    const closes = edgeType === EDGE_TYPES.SUPERSEDES && (target.validTo === null || target.validTo > fromEntry.validFrom);
+    const edge: Omit<EdgeRow, 'no'> = {
+      id: randomId(),
+      src: from,
+      dst: to,
+      type: edgeType,
+      weight,
+      metadata,
+      valid_from: validFrom,
+      created_at: now,
+      closes_valid_to: closes ? 1 : 0,
+      prior_valid_to: closes ? target.validTo : null,
+    };
+    const closedAt = Math.max(fromEntry.validFrom, target.validFrom + 1);
+    const no = this.#repo.transaction(() => {
+      if (closes) this.#repo.setValidTo(to, closedAt);
+      return this.#repo.insertEdge(edge);
+    });
+    this.#indexes.addEdge({ ...edge, no });
+    if (closes) this.#indexes.catalog.set(this.#repo.memoryByNo(to)!);
+    return edge.id;
+  }
+
+  unrelate(edgeId: unknown): void {
+    const id = checkId('unrelate', 'edgeId', edgeId);
+    const edge = this.#repo.edgeById(id);
+    if (!edge) throw notFound('unrelate', 'edge', id);
+    this.#repo.transaction(() => this.#dropEdge(edge));
+    this.#afterEdgeDropped(edge);
+  }
+
+  update(id: unknown, patch: unknown): void {
+    const no = this.#memoryNo('update', 'id', id);
+    const before = this.#repo.memoryByNo(no)!;
+    const { row, vector } = applyPatch('update', before, patch, this.#dim);
+    const textChanged = row.text !== before.text;
+    this.#repo.transaction(() => {
+      this.#repo.updateMemory(row);
+      if (vector) this.#repo.setVector(no, vector);
+      else if (textChanged) this.#repo.deleteVector(no);
+    });
+    this.#indexes.updateMemory(before, row);
+    if (vector) {
+      this.#enrichment?.cancel(no);
+      this.#indexes.setVector(no, vector);
+    } else if (textChanged) {
+      this.#indexes.vector?.remove(no);
+      this.#enrichment?.enqueue([no]);
+    }
+  }
+
+  forget(id: unknown): void {
+    const no = this.#memoryNo('forget', 'id', id);
+    const edges = this.#repo.edgesOf(no);
+    this.#repo.transaction(() => {
+      for (const edge of edges) this.#dropEdge(edge);
+      this.#repo.deleteMemory(no);
+    });
+    for (const edge of edges) this.#afterEdgeDropped(edge);
+    this.#enrichment?.cancel(no);
+    this.#indexes.removeMemory(no);
+  }
+
+  /** Removing a supersession reopens the older fact, unless its validity was edited since. */
+  #dropEdge(edge: EdgeRow): void {
+    this.#repo.deleteEdge(edge.no);
+    if (!edge.closes_valid_to) return;
+    const target = this.#repo.memoryByNo(Number(edge.dst));
+    const source = this.#repo.memoryByNo(Number(edge.src));
+    if (target && source && target.valid_to !== null && Number(target.valid_to) === Math.max(Number(source.valid_from), Number(target.valid_from) + 1)) {
+      this.#repo.setValidTo(Number(edge.dst), edge.prior_valid_to);
+    }
+  }
+
+  #afterEdgeDropped(edge: EdgeRow): void {
+    this.#indexes.graph.removeEdge(edge.id);
+    const target = this.#repo.memoryByNo(Number(edge.dst));
+    if (target) this.#indexes.catalog.set(target);
+  }
+
+  #memoryNo(method: string, name: string, id: unknown): number {
+    const checked = checkId(method, name, id);
+    const no = this.#indexes.catalog.noOf(checked);
+    if (no === undefined) throw notFound(method, 'memory', checked);
+    return no;
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The storage seam. HybridMind speaks SQLite's dialect to whatever database holds the truth:
+ * SQLite-WASM in a browser, a worker, Deno or Node; Cloudflare Durable Object SQLite at the edge.
+ * A driver only runs statements and transactions; the schema and every query live in the
+ * repository, so all backends share them.
+ */
+export type SqlValue = string | number | null | Uint8Array;
+export type SqlRow = Record<string, SqlValue>;
+
+export interface SqlDriver {
+  /** Short name shown in `stats().storage`, e.g. `sqlite-wasm:memory`. */
+  readonly name: string;
+  /** Runs a statement (or several, without parameters) and discards rows. */
+  exec(sql: string, params?: readonly SqlValue[]): void;
+  /** Runs one statement and returns its rows as objects; blobs come back as `Uint8Array`. */
+  all<T extends SqlRow = SqlRow>(sql: string, params?: readonly SqlValue[]): T[];
+  /**
+   * Runs `fn` inside one transaction: committed if it returns, rolled back if it throws.
+   * Calls nested inside an open transaction join it.
+   */
+  transaction<T>(fn: () => T): T;
+  /** The whole database as bytes, if the backend can (used by snapshots). */
+  serialize?(): Uint8Array;
+  close(): void;
+}

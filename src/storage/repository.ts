@@ -1,0 +1,167 @@
+import type { SqlDriver } from './driver.js';
+import { migrate } from './schema.js';
+
+/** A memory as stored: `no` is the rowid, the dense integer every index keys on. */
+export interface MemoryRow {
+  no: number;
+  id: string;
+  text: string;
+  kind: string | null;
+  domain: string | null;
+  metadata: string;
+  created_at: number;
+  valid_from: number;
+  valid_to: number | null;
+}
+
+export interface EdgeRow {
+  no: number;
+  id: string;
+  src: number;
+  dst: number;
+  type: string;
+  weight: number;
+  metadata: string;
+  valid_from: number;
+  created_at: number;
+  /** 1 when creating this edge closed the target's validity (a supersession). */
+  closes_valid_to: number;
+  /** The target's `valid_to` before this edge closed it, restored when the edge goes. */
+  prior_valid_to: number | null;
+}
+
+export type NewMemory = Omit<MemoryRow, 'no'>;
+export type NewEdge = Omit<EdgeRow, 'no'>;
+
+const MEMORY_COLUMNS = 'no, id, text, kind, domain, metadata, created_at, valid_from, valid_to';
+const EDGE_COLUMNS = 'no, id, src, dst, type, weight, metadata, valid_from, created_at, closes_valid_to, prior_valid_to';
+
+/**
+ * Every SQL statement HybridMind runs. It knows nothing of indexes; callers wrap writes in
+ * `transaction()` and update indexes only after it returns.
+ */
+export class Repository {
+  readonly db: SqlDriver;
+
+  constructor(db: SqlDriver) {
+    this.db = db;
+    migrate(db);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn);
+  }
+
+  getMeta(key: string): string | null {
+    return this.db.all<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key])[0]?.value ?? null;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db.exec('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]);
+  }
+
+  insertMemory(m: NewMemory): number {
+    const row = this.db.all<{ no: number }>(
+      'INSERT INTO memories (id, text, kind, domain, metadata, created_at, valid_from, valid_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING no',
+      [m.id, m.text, m.kind, m.domain, m.metadata, m.created_at, m.valid_from, m.valid_to],
+    )[0];
+    return Number(row!.no);
+  }
+
+  updateMemory(m: MemoryRow): void {
+    this.db.exec(
+      'UPDATE memories SET text = ?, kind = ?, domain = ?, metadata = ?, valid_from = ?, valid_to = ? WHERE no = ?',
+      [m.text, m.kind, m.domain, m.metadata, m.valid_from, m.valid_to, m.no],
+    );
+  }
+
+  setValidTo(no: number, validTo: number | null): void {
+    this.db.exec('UPDATE memories SET valid_to = ? WHERE no = ?', [validTo, no]);
+  }
+
+  deleteMemory(no: number): void {
+    this.db.exec('DELETE FROM memories WHERE no = ?', [no]);
+  }
+
+  memoryById(id: string): MemoryRow | undefined {
+    return this.db.all<MemoryRow & Record<string, never>>(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ?`, [id])[0];
+  }
+
+  memoryByNo(no: number): MemoryRow | undefined {
+    return this.db.all<MemoryRow & Record<string, never>>(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE no = ?`, [no])[0];
+  }
+
+  allMemories(): MemoryRow[] {
+    return this.db.all<MemoryRow & Record<string, never>>(`SELECT ${MEMORY_COLUMNS} FROM memories ORDER BY no`);
+  }
+
+  countMemories(): number {
+    return Number(this.db.all<{ n: number }>('SELECT count(*) AS n FROM memories')[0]!.n);
+  }
+
+  setVector(no: number, vector: Float32Array): void {
+    const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
+    this.db.exec('INSERT OR REPLACE INTO vectors (no, vector) VALUES (?, ?)', [no, bytes]);
+  }
+
+  deleteVector(no: number): void {
+    this.db.exec('DELETE FROM vectors WHERE no = ?', [no]);
+  }
+
+  allVectors(): Array<{ no: number; vector: Float32Array }> {
+    return this.db.all<{ no: number; vector: Uint8Array }>('SELECT no, vector FROM vectors ORDER BY no').map((r) => ({
+      no: Number(r.no),
+      vector: blobToVector(r.vector),
+    }));
+  }
+
+  /** Memories still waiting for an embedding (e.g. the process stopped before enrichment finished). */
+  memoriesWithoutVector(): number[] {
+    return this.db.all<{ no: number }>('SELECT m.no FROM memories m LEFT JOIN vectors v ON v.no = m.no WHERE v.no IS NULL ORDER BY m.no').map((r) => Number(r.no));
+  }
+
+  insertEdge(e: NewEdge): number {
+    const row = this.db.all<{ no: number }>(
+      'INSERT INTO edges (id, src, dst, type, weight, metadata, valid_from, created_at, closes_valid_to, prior_valid_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING no',
+      [e.id, e.src, e.dst, e.type, e.weight, e.metadata, e.valid_from, e.created_at, e.closes_valid_to, e.prior_valid_to],
+    )[0];
+    return Number(row!.no);
+  }
+
+  deleteEdge(no: number): void {
+    this.db.exec('DELETE FROM edges WHERE no = ?', [no]);
+  }
+
+  edgeById(id: string): EdgeRow | undefined {
+    return this.db.all<EdgeRow & Record<string, never>>(`SELECT ${EDGE_COLUMNS} FROM edges WHERE id = ?`, [id])[0];
+  }
+
+  edgesOf(no: number): EdgeRow[] {
+    return this.db.all<EdgeRow & Record<string, never>>(`SELECT ${EDGE_COLUMNS} FROM edges WHERE src = ? OR dst = ? ORDER BY no`, [no, no]);
+  }
+
+  allEdges(): EdgeRow[] {
+    return this.db.all<EdgeRow & Record<string, never>>(`SELECT ${EDGE_COLUMNS} FROM edges ORDER BY no`);
+  }
+
+  edgeTypeCounts(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const r of this.db.all<{ type: string; n: number }>('SELECT type, count(*) AS n FROM edges GROUP BY type ORDER BY type')) counts[r.type] = Number(r.n);
+    return counts;
+  }
+
+  edgeBetween(src: number, dst: number, type: string): EdgeRow | undefined {
+    return this.db.all<EdgeRow & Record<string, never>>(`SELECT ${EDGE_COLUMNS} FROM edges WHERE src = ? AND dst = ? AND type = ?`, [src, dst, type])[0];
+  }
+
+  vacuum(): void {
+    this.db.exec('VACUUM');
+  }
+}
+
+/** SQLite hands back blobs at arbitrary offsets; a Float32Array needs 4-byte alignment, so copy. */
+export function blobToVector(blob: Uint8Array): Float32Array {
+  const copy = new Uint8Array(blob.byteLength);
+  copy.set(blob);
+  return new Float32Array(copy.buffer);
+}

@@ -1,0 +1,165 @@
+import sqlite3InitModule, { type Database, type PreparedStatement, type Sqlite3Static } from '@sqlite.org/sqlite-wasm';
+import { HybridMindError } from '../errors.js';
+import type { SqlDriver, SqlRow, SqlValue } from './driver.js';
+
+export interface SqliteWasmOptions {
+  /** Database file name for a persistent VFS; default an in-memory database. */
+  filename?: string;
+  /** VFS name, e.g. `opfs-sahpool`'s installed name in a worker. */
+  vfs?: string;
+  /** Start from these database bytes (an in-memory copy; e.g. a snapshot's store.db). */
+  bytes?: Uint8Array;
+  /** An already initialised sqlite3 module (the worker shares one between stores). */
+  sqlite3?: Sqlite3Static;
+}
+
+let modulePromise: Promise<Sqlite3Static> | undefined;
+
+/**
+ * Loads SQLite-WASM once per JS realm. Outside a browser the OPFS VFSes cannot work, and the
+ * module would warn about them on every start, so they are disabled there.
+ */
+export function loadSqlite3(): Promise<Sqlite3Static> {
+  if (!modulePromise) {
+    const g = globalThis as { sqlite3ApiConfig?: unknown; navigator?: unknown; document?: unknown; WorkerGlobalScope?: unknown };
+    const inBrowser = typeof g.document !== 'undefined' || typeof g.WorkerGlobalScope !== 'undefined';
+    if (!inBrowser && g.sqlite3ApiConfig === undefined) {
+      g.sqlite3ApiConfig = { disable: { vfs: { opfs: true, 'opfs-vfs': true, 'opfs-wl': true } } };
+    }
+    const init = sqlite3InitModule as unknown as (opts: object) => Promise<Sqlite3Static>;
+    modulePromise = init({ print: () => {}, printErr: () => {} }).catch((cause: unknown) => {
+      modulePromise = undefined;
+      throw new HybridMindError('STORAGE', 'HybridMemory.open', 'SQLite-WASM failed to load', { cause });
+    });
+  }
+  return modulePromise;
+}
+
+function toStorageError(method: string, cause: unknown): HybridMindError {
+  if (cause instanceof HybridMindError) return cause;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const code = /SQLITE_CORRUPT|SQLITE_NOTADB|malformed|not a database/i.test(message) ? 'CORRUPT' : 'STORAGE';
+  return new HybridMindError(code, method, message, { cause });
+}
+
+/** A `SqlDriver` over SQLite-WASM's oo1 API with a prepared-statement cache. */
+export class SqliteWasmDriver implements SqlDriver {
+  readonly name: string;
+  readonly #sqlite3: Sqlite3Static;
+  readonly #db: Database;
+  readonly #statements = new Map<string, PreparedStatement>();
+  #depth = 0;
+
+  private constructor(sqlite3: Sqlite3Static, db: Database, name: string) {
+    this.#sqlite3 = sqlite3;
+    this.#db = db;
+    this.name = name;
+  }
+
+  static async open(options: SqliteWasmOptions = {}): Promise<SqliteWasmDriver> {
+    const sqlite3 = options.sqlite3 ?? (await loadSqlite3());
+    const filename = options.filename ?? ':memory:';
+    let db: Database;
+    try {
+      db = options.vfs ? new sqlite3.oo1.DB(filename, 'c', options.vfs) : new sqlite3.oo1.DB(filename, 'c');
+    } catch (cause) {
+      throw toStorageError('HybridMemory.open', cause);
+    }
+    const driver = new SqliteWasmDriver(sqlite3, db, `sqlite-wasm:${options.vfs ?? (filename === ':memory:' ? 'memory' : filename)}`);
+    try {
+      if (options.bytes) driver.#deserialize(options.bytes);
+      db.exec('PRAGMA foreign_keys = ON');
+    } catch (cause) {
+      db.close();
+      throw toStorageError('HybridMemory.open', cause);
+    }
+    return driver;
+  }
+
+  #deserialize(bytes: Uint8Array): void {
+    const { capi, wasm } = this.#sqlite3;
+    const pointer = wasm.allocFromTypedArray(bytes);
+    const flags = capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE;
+    const rc = capi.sqlite3_deserialize(this.#db, 'main', pointer, bytes.byteLength, bytes.byteLength, flags);
+    if (rc !== 0) throw new HybridMindError('CORRUPT', 'HybridMemory.open', `the database bytes were refused by SQLite (code ${rc})`);
+    // Deserialisation succeeds on garbage; reading the schema is what proves the bytes are a database.
+    this.#db.exec('SELECT count(*) FROM sqlite_master');
+  }
+
+  #statement(sql: string): PreparedStatement {
+    let stmt = this.#statements.get(sql);
+    if (!stmt) {
+      stmt = this.#db.prepare(sql);
+      this.#statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  exec(sql: string, params?: readonly SqlValue[]): void {
+    try {
+      if (params && params.length > 0) {
+        const stmt = this.#statement(sql);
+        try {
+          stmt.bind(params as SqlValue[]);
+          while (stmt.step());
+        } finally {
+          stmt.reset(true);
+        }
+      } else {
+        this.#db.exec(sql);
+      }
+    } catch (cause) {
+      throw toStorageError('SqlDriver.exec', cause);
+    }
+  }
+
+  all<T extends SqlRow = SqlRow>(sql: string, params?: readonly SqlValue[]): T[] {
+    const rows: T[] = [];
+    try {
+      const stmt = this.#statement(sql);
+      try {
+        if (params && params.length > 0) stmt.bind(params as SqlValue[]);
+        while (stmt.step()) rows.push(stmt.get({}) as T);
+      } finally {
+        stmt.reset(true);
+      }
+    } catch (cause) {
+      throw toStorageError('SqlDriver.all', cause);
+    }
+    return rows;
+  }
+
+  transaction<T>(fn: () => T): T {
+    if (this.#depth > 0) return fn();
+    this.exec('BEGIN IMMEDIATE');
+    this.#depth++;
+    try {
+      const result = fn();
+      this.exec('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        this.exec('ROLLBACK');
+      } catch {
+        // The original error explains the failure; a failed rollback means SQLite already rolled back.
+      }
+      throw error;
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  serialize(): Uint8Array {
+    try {
+      return this.#sqlite3.capi.sqlite3_js_db_export(this.#db);
+    } catch (cause) {
+      throw toStorageError('SqlDriver.serialize', cause);
+    }
+  }
+
+  close(): void {
+    for (const stmt of this.#statements.values()) stmt.finalize();
+    this.#statements.clear();
+    this.#db.close();
+  }
+}
