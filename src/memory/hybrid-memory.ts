@@ -335,7 +335,7 @@ function reconcileModel(method: string, repo: Repository, embedder: Embedder | n
   if (embedder && storedModel !== null && storedModel !== embedder.id) {
     throw new HybridMindError('MODEL_MISMATCH', method, `the store's vectors come from ${JSON.stringify(storedModel)}, received embedder ${JSON.stringify(embedder.id)}`);
   }
-  repo.transaction(() => {
+  repo.transaction(method, () => {
     if (storedDim === null && dim !== null) repo.setMeta('dim', String(dim));
     if (embedder && storedModel === null) repo.setMeta('embedder_id', embedder.id);
   });

@@ -44,7 +44,7 @@ export class Writer {
       dim ??= p.vector?.length ?? null;
       prepared.push(p);
     }
-    const rows: MemoryRow[] = this.#repo.transaction(() => {
+    const rows: MemoryRow[] = this.#repo.transaction(method, () => {
       if (this.#repo.getMeta('dim') === null && dim !== null) this.#repo.setMeta('dim', String(dim));
       return prepared.map((p) => {
         const no = this.#repo.insertMemory(p.row);
@@ -69,7 +69,7 @@ export class Writer {
     const fresh = batch.filter((b) => this.#indexes.catalog.get(b.no) && this.#repo.memoryByNo(b.no)?.text === b.text);
     const dim = this.#dim;
     const vectors = fresh.map((b) => normalizedVector('enrichment', 'the embedder\'s vector', b.vector, dim));
-    this.#repo.transaction(() => {
+    this.#repo.transaction('enrichment', () => {
       if (this.#repo.getMeta('dim') === null && vectors[0]) this.#repo.setMeta('dim', String(vectors[0].length));
       fresh.forEach((b, i) => this.#repo.setVector(b.no, vectors[i]!));
     });
@@ -108,7 +108,7 @@ export class Writer {
       prior_valid_to: closes ? target.validTo : null,
     };
     const closedAt = Math.max(fromEntry.validFrom, target.validFrom + 1);
-    const no = this.#repo.transaction(() => {
+    const no = this.#repo.transaction(method, () => {
       if (closes) this.#repo.setValidTo(to, closedAt);
       return this.#repo.insertEdge(edge);
     });
@@ -121,7 +121,7 @@ export class Writer {
     const id = checkId('unrelate', 'edgeId', edgeId);
     const edge = this.#repo.edgeById(id);
     if (!edge) throw notFound('unrelate', 'edge', id);
-    this.#repo.transaction(() => this.#dropEdge(edge));
+    this.#repo.transaction('unrelate', () => this.#dropEdge(edge));
     this.#afterEdgeDropped(edge);
   }
 
@@ -130,7 +130,7 @@ export class Writer {
     const before = this.#repo.memoryByNo(no)!;
     const { row, vector } = applyPatch('update', before, patch, this.#dim);
     const textChanged = row.text !== before.text;
-    this.#repo.transaction(() => {
+    this.#repo.transaction('update', () => {
       this.#repo.updateMemory(row);
       if (vector) this.#repo.setVector(no, vector);
       else if (textChanged) this.#repo.deleteVector(no);
@@ -148,7 +148,7 @@ export class Writer {
   forget(id: unknown): void {
     const no = this.#memoryNo('forget', 'id', id);
     const edges = this.#repo.edgesOf(no);
-    this.#repo.transaction(() => {
+    this.#repo.transaction('forget', () => {
       for (const edge of edges) this.#dropEdge(edge);
       this.#repo.deleteMemory(no);
     });

@@ -1,4 +1,5 @@
 import type { SqlDriver } from './driver.js';
+import { HybridMindError } from '../errors.js';
 import { migrate } from './schema.js';
 
 /** A memory as stored: `no` is the rowid, the dense integer every index keys on. */
@@ -48,8 +49,17 @@ export class Repository {
     migrate(db);
   }
 
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn);
+  /**
+   * One write batch. Whatever a driver throws surfaces as a coded STORAGE error of the public
+   * method that wrote (the driver's error is its `cause`).
+   */
+  transaction<T>(method: string, fn: () => T): T {
+    try {
+      return this.db.transaction(fn);
+    } catch (cause) {
+      if (cause instanceof HybridMindError) throw cause;
+      throw new HybridMindError('STORAGE', method, `the write was rolled back: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    }
   }
 
   getMeta(key: string): string | null {

@@ -1,0 +1,209 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { HybridMemory, HybridMindError, SqliteWasmDriver, type SqlDriver } from '../../src/index.js';
+import { HashEmbedder, hashVector } from '../support/hash-embedder.js';
+import { DAY, NOW, ids, openMemory } from '../support/memory.js';
+
+let mem: HybridMemory;
+afterEach(async () => mem?.close());
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(HybridMindError);
+    return (error as HybridMindError).code;
+  }
+  throw new Error('expected a HybridMindError');
+}
+
+describe('forget and update reach every leg', () => {
+  it('forget removes the memory from vector, lexical, graph and time', async () => {
+    mem = await openMemory();
+    await mem.storeMany([
+      { id: 'a', text: 'quokka sightings on Rottnest island' },
+      { id: 'b', text: 'ferry timetable to the island' },
+    ]);
+    await mem.relate('b', 'a', 'REFERENCES');
+    await mem.ready();
+    expect(ids(await mem.recall('quokka', { mode: 'lexical' }))).toEqual(['a']);
+    await mem.forget('a');
+    expect(await mem.get('a')).toBeNull();
+    expect(await mem.recall('quokka', { mode: 'lexical' })).toEqual([]);
+    expect(ids(await mem.recall('quokka sightings on Rottnest island', { mode: 'vector' }))).toEqual(['b']);
+    expect(await mem.recall('ferry timetable', { mode: 'graph' })).toEqual([]);
+    expect(await mem.edges('b')).toEqual([]);
+    const stats = await mem.stats();
+    expect(stats).toMatchObject({ memories: 1, edges: 0, readiness: { semantic: 1, lexical: 0, stored: 0 } });
+  });
+
+  it('update re-indexes text, re-embeds, and changes filters and validity', async () => {
+    const embedder = new HashEmbedder();
+    mem = await openMemory({ embedder });
+    await mem.store({ id: 'a', text: 'the build uses webpack', kind: 'note' });
+    await mem.ready();
+    const updated = await mem.update('a', { text: 'the build uses vite', kind: 'decision', metadata: { v: 2 } });
+    expect(updated).toMatchObject({ text: 'the build uses vite', kind: 'decision', metadata: { v: 2 } });
+    expect(await mem.recall('webpack', { mode: 'lexical' })).toEqual([]);
+    expect(ids(await mem.recall('vite', { mode: 'lexical', filter: { kind: 'decision' } }))).toEqual(['a']);
+    await mem.ready();
+    const [hit] = await mem.recall('the build uses vite', { mode: 'vector' });
+    expect(hit!.legs.vector!.score).toBeCloseTo(1, 5);
+    await mem.update('a', { validTo: NOW - DAY, validFrom: NOW - 10 * DAY });
+    expect((await mem.get('a'))!.status).toBe('historical');
+  });
+
+  it('keeps a given embedding on update instead of re-embedding', async () => {
+    mem = await openMemory({ embedder: null, dim: 4 });
+    await mem.store({ id: 'a', text: 'x', embedding: new Float32Array([1, 0, 0, 0]) });
+    await mem.update('a', { text: 'y', embedding: new Float32Array([0, 2, 0, 0]) });
+    const [hit] = await mem.recall('q', { mode: 'vector', queryEmbedding: new Float32Array([0, 1, 0, 0]) });
+    expect(hit!.legs.vector!.score).toBeCloseTo(1, 6);
+  });
+});
+
+describe('dimensions', () => {
+  it('rejects vectors of another dimension, NaN and zero vectors', async () => {
+    mem = await openMemory({ embedder: null, dim: 3 });
+    expect(await codeOf(mem.store({ text: 'a', embedding: new Float32Array(4) }))).toBe('DIMENSION_MISMATCH');
+    expect(await codeOf(mem.store({ text: 'a', embedding: new Float32Array([1, Number.NaN, 0]) }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(mem.store({ text: 'a', embedding: new Float32Array([0, 0, 0]) }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(mem.recall('a', { queryEmbedding: new Float32Array(2) }))).toBe('DIMENSION_MISMATCH');
+    expect((await mem.stats()).memories).toBe(0);
+  });
+
+  it('fixes the dimension from the first vector and persists it', async () => {
+    mem = await openMemory({ embedder: null });
+    await mem.store({ text: 'a', embedding: new Float32Array([1, 2]) });
+    expect(await codeOf(mem.store({ text: 'b', embedding: new Float32Array([1, 2, 3]) }))).toBe('DIMENSION_MISMATCH');
+    const bytes = await mem.exportDatabase();
+    await mem.close();
+    expect(await codeOf(HybridMemory.open({ storage: { bytes }, embedder: new HashEmbedder(384) }))).toBe('DIMENSION_MISMATCH');
+    expect(await codeOf(HybridMemory.open({ storage: { bytes }, dim: 3 }))).toBe('DIMENSION_MISMATCH');
+    mem = await HybridMemory.open({ storage: { bytes } });
+    expect((await mem.stats()).dim).toBe(2);
+  });
+
+  it('refuses to open a store with an embedder of another model id', async () => {
+    mem = await openMemory();
+    await mem.store({ text: 'a' });
+    await mem.ready();
+    const bytes = await mem.exportDatabase();
+    const other = { id: 'other-model', dim: 384, embed: async (t: string[]) => t.map(() => hashVector('x', 384)) };
+    expect(await codeOf(HybridMemory.open({ storage: { bytes }, embedder: other }))).toBe('MODEL_MISMATCH');
+  });
+});
+
+describe('persistence', () => {
+  it('reopening the database rebuilds every index with the same answers', async () => {
+    mem = await openMemory();
+    await mem.storeMany([
+      { id: 'a', text: 'ADR-007: SQLite-WASM is the source of truth', createdAt: NOW - 30 * DAY },
+      { id: 'b', text: 'ADR-003: IndexedDB as the store', createdAt: NOW - 300 * DAY },
+      { id: 'c', text: 'OPFS sync access handles' },
+    ]);
+    await mem.relate('a', 'b', 'SUPERSEDES');
+    await mem.relate('a', 'c', 'DEPENDS_ON');
+    await mem.ready();
+    const before = await mem.recall('which store is the source of truth?');
+    const { enrichment: _, ...stats } = await mem.stats();
+    const bytes = await mem.exportDatabase();
+    await mem.close();
+    mem = await openMemory({ storage: { bytes } });
+    expect(await mem.recall('which store is the source of truth?')).toEqual(before);
+    expect(await mem.stats()).toMatchObject(stats);
+  });
+
+  it('embeds memories left without vectors when it reopens with an embedder', async () => {
+    mem = await openMemory({ embedder: null });
+    await mem.store({ id: 'a', text: 'pending embedding' });
+    const bytes = await mem.exportDatabase();
+    await mem.close();
+    mem = await openMemory({ storage: { bytes } });
+    await mem.ready();
+    expect((await mem.get('a'))!.readiness).toBe('semantic');
+  });
+
+  it('rejects bytes that are not a database', async () => {
+    expect(await codeOf(HybridMemory.open({ storage: { bytes: new TextEncoder().encode('not a database at all, just text'.repeat(200)) } }))).toBe('CORRUPT');
+  });
+});
+
+/** Wraps a real driver and throws on the n-th statement matching `pattern`. */
+function failingDriver(inner: SqlDriver, pattern: RegExp, n: number): SqlDriver {
+  let seen = 0;
+  const maybeFail = (sql: string) => {
+    if (pattern.test(sql) && ++seen === n) throw new Error('injected failure');
+  };
+  return {
+    name: 'failing',
+    exec: (sql, params) => (maybeFail(sql), inner.exec(sql, params)),
+    all: (sql, params) => (maybeFail(sql), inner.all(sql, params)),
+    transaction: (fn) => inner.transaction(fn),
+    serialize: () => inner.serialize!(),
+    close: () => inner.close(),
+  };
+}
+
+describe('atomic writes', () => {
+  it('a batch that fails midway leaves SQLite and every index unchanged', async () => {
+    const driver = await SqliteWasmDriver.open();
+    mem = await HybridMemory.open({ storage: failingDriver(driver, /INSERT INTO memories/, 4), embedder: null, now: () => NOW });
+    await mem.storeMany([{ id: 'keep', text: 'kept before the failure', embedding: new Float32Array([1, 0]) }]);
+    const before = { stats: await mem.stats(), db: driver.serialize() };
+    const batch = ['one', 'two', 'three', 'four'].map((w, i) => ({ id: w, text: `zebra ${w}`, embedding: new Float32Array([0, i + 1]) }));
+    await expect(mem.storeMany(batch)).rejects.toThrow(/injected failure/);
+    expect(await mem.stats()).toEqual(before.stats);
+    expect(driver.serialize()).toEqual(before.db);
+    expect(await mem.recall('zebra', { mode: 'lexical' })).toEqual([]);
+    expect(await mem.get('one')).toBeNull();
+    expect(ids(await mem.recall('x', { mode: 'vector', queryEmbedding: new Float32Array([0, 1]) }))).toEqual(['keep']);
+  });
+
+  it('a relate that fails leaves the superseded memory open', async () => {
+    const driver = await SqliteWasmDriver.open();
+    mem = await HybridMemory.open({ storage: failingDriver(driver, /INSERT INTO edges/, 1), embedder: null, now: () => NOW });
+    await mem.storeMany([{ id: 'new', text: 'new' }, { id: 'old', text: 'old', createdAt: NOW - DAY }]);
+    expect(await codeOf(mem.relate('new', 'old', 'SUPERSEDES'))).toBe('STORAGE');
+    expect((await mem.get('old'))!.validTo).toBeNull();
+    expect((await mem.stats()).edges).toBe(0);
+  });
+});
+
+describe('background enrichment', () => {
+  it('answers with the ready legs while embeddings are pending and counts what it could not search', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const inner = new HashEmbedder();
+    const slow = { id: inner.id, dim: inner.dim, embed: async (t: string[]) => (await gate, inner.embed(t)) };
+    mem = await openMemory({ embedder: slow });
+    await mem.store({ id: 'a', text: 'pelican migration' });
+    expect((await mem.get('a'))!.readiness).toBe('lexical');
+    const report = await mem.recallReport('pelican migration');
+    expect(ids(report.hits)).toEqual(['a']);
+    expect(report.pendingSemantic).toBe(1);
+    expect(report.legsRun).not.toContain('vector');
+    release();
+    await mem.ready();
+    expect((await mem.get('a'))!.readiness).toBe('semantic');
+    expect((await mem.recallReport('pelican migration')).pendingSemantic).toBe(0);
+  });
+
+  it('retries a failing embedder with backoff and never invents vectors', async () => {
+    const inner = new HashEmbedder();
+    let failures = 2;
+    const flaky = { id: inner.id, dim: inner.dim, embed: async (t: string[]) => { if (failures-- > 0) throw new Error('model busy'); return inner.embed(t); } };
+    mem = await openMemory({ embedder: flaky, enrichment: { backoffMs: 1 } });
+    await mem.store({ id: 'a', text: 'retry me' });
+    await mem.ready();
+    expect((await mem.get('a'))!.readiness).toBe('semantic');
+
+    const broken = { id: inner.id, dim: inner.dim, embed: async () => { throw new Error('model gone'); } };
+    const mem2 = await openMemory({ embedder: broken, enrichment: { backoffMs: 1, maxAttempts: 3 } });
+    await mem2.store({ id: 'b', text: 'never embedded' });
+    await mem2.ready();
+    const stats = await mem2.stats();
+    expect(stats.readiness.semantic).toBe(0);
+    expect(stats.enrichment).toMatchObject({ failed: 1, lastError: 'model gone' });
+    await mem2.close();
+  });
+});
