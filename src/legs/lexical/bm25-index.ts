@@ -1,0 +1,276 @@
+/**
+ * The lexical leg: BM25 over memory text, on minisearch, with the identifier-aware tokenizer.
+ *
+ * Scoring is minisearch's BM25+ (`k1`, `b`, `d`), summed over matching query terms and multiplied
+ * by the number of distinct query terms matched, so covering more of the query wins. Exact terms
+ * only: fuzzy and prefix matching are off because a near-miss identifier (`ADR-070` for `ADR-007`,
+ * `#4812` for `#4821`) is a wrong answer, not a close one; the vector leg covers paraphrase.
+ *
+ * Each memory's text is kept as a stored field. That costs roughly the text size again (in memory
+ * and in the snapshot) and buys exact removal: `remove` re-tokenizes the stored text and deletes
+ * its postings at once, so a forgotten memory's terms leave the index and the next snapshot
+ * immediately, instead of lingering until an asynchronous vacuum (minisearch `discard`). It also
+ * lets `load` rebuild a snapshot written by a different tokenizer version.
+ */
+import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
+import { HybridMindError, invalid, show } from '../../errors.js';
+import { silentLogger, type Logger } from '../../logger.js';
+import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
+import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
+
+export interface Bm25IndexOptions {
+  /** Term-frequency saturation: higher lets repeats keep adding score. Default 1.2. */
+  k1?: number;
+  /** Length normalisation in [0, 1]: 0 ignores length, 1 fully penalises long texts. Default 0.7. */
+  b?: number;
+  /** BM25+ floor: what any match adds however long the text. Default 0.5. */
+  d?: number;
+  /**
+   * Query-term weight of whole identifiers (`adr-007`, `#4821`, `v1.2.3`) relative to words and
+   * parts, so a query naming an identifier prefers memories naming exactly it. Default 2.
+   */
+  identifierBoost?: number;
+  /** Receives minisearch's warnings. Default: dropped. */
+  logger?: Logger;
+}
+
+type Params = Required<Omit<Bm25IndexOptions, 'logger'>>;
+
+export const BM25_DEFAULTS: Readonly<Params> = Object.freeze({ k1: 1.2, b: 0.7, d: 0.5, identifierBoost: 2 });
+
+const FORMAT = 'hybridmind.bm25';
+const FORMAT_VERSION = 1;
+
+interface Doc {
+  no: number;
+  text: string;
+}
+
+interface Envelope {
+  format: typeof FORMAT;
+  version: number;
+  tokenizer: number;
+  params: Params;
+  index: AsPlainObject;
+}
+
+const identity = (term: string): string => term;
+
+export class Bm25Index implements LexicalIndex {
+  readonly #params: Params;
+  readonly #logger: Logger;
+  #search: MiniSearch<Doc>;
+
+  /**
+   * @example
+   * const lexical = new Bm25Index();
+   * lexical.add(1, 'Decided in ADR-007 to keep SQLite');
+   * lexical.search('ADR-007', 10); // [{ no: 1, score: …, matched: ['adr-007', 'adr', '007'] }]
+   */
+  constructor(options: Bm25IndexOptions = {}) {
+    this.#params = resolveParams(options, 'Bm25Index');
+    this.#logger = options.logger ?? silentLogger;
+    this.#search = new MiniSearch<Doc>(this.#miniSearchOptions());
+  }
+
+  /** Number of memories indexed. */
+  get size(): number {
+    return this.#search.documentCount;
+  }
+
+  /** Distinct terms in the index (for stats; drops as soon as a memory holding a unique term is removed). */
+  get termCount(): number {
+    return this.#search.termCount;
+  }
+
+  /** Indexes `text` under `no`, replacing any text `no` had. */
+  add(no: number, text: string): void {
+    checkNo(no, 'Bm25Index.add');
+    if (typeof text !== 'string') throw invalid('Bm25Index.add', 'text must be a string', text);
+    this.remove(no);
+    this.#search.add({ no, text });
+  }
+
+  /** Removes `no` and its postings; false if it was not indexed. */
+  remove(no: number): boolean {
+    const stored = this.#search.getStoredFields(no);
+    if (stored === undefined) return false;
+    this.#search.remove({ no, text: stored['text'] as string });
+    return true;
+  }
+
+  has(no: number): boolean {
+    return this.#search.has(no);
+  }
+
+  /**
+   * Top `k` memories by BM25, best first (ties by ascending `no`); `accept` filters before the cut.
+   *
+   * @example
+   * lexical.search('Order #4821', 5, (no) => !archived.has(no));
+   */
+  search(query: string, k: number, accept?: Accept): LexicalHit[] {
+    if (typeof query !== 'string') throw invalid('Bm25Index.search', 'query must be a string', query);
+    if (!Number.isSafeInteger(k) || k < 0) throw invalid('Bm25Index.search', 'k must be a non-negative integer', k);
+    if (k === 0) return [];
+    const boost = this.#params.identifierBoost;
+    const results = this.#search.search(query, {
+      boostTerm: (term) => (isCompound(term) ? boost : 1),
+      ...(accept ? { filter: (result) => accept(result.id as number) } : {}),
+    });
+    results.sort((x, y) => y.score - x.score || (x.id as number) - (y.id as number));
+    const hits: LexicalHit[] = [];
+    for (const result of results.slice(0, k)) {
+      hits.push({ no: result.id as number, score: result.score, matched: result.terms });
+    }
+    return hits;
+  }
+
+  clear(): void {
+    this.#search.removeAll();
+  }
+
+  /** UTF-8 JSON: a versioned envelope around minisearch's own serialization. */
+  save(): Uint8Array {
+    const envelope: Envelope = {
+      format: FORMAT,
+      version: FORMAT_VERSION,
+      tokenizer: TOKENIZER_VERSION,
+      params: this.#params,
+      index: this.#search.toJSON(),
+    };
+    return new TextEncoder().encode(JSON.stringify(envelope));
+  }
+
+  /**
+   * Restores a {@link Bm25Index.save} snapshot with its saved BM25 parameters. A snapshot from
+   * another tokenizer version is rebuilt from its stored texts. Throws `CORRUPT` on malformed
+   * bytes and `UNSUPPORTED` on a snapshot format this version does not know.
+   *
+   * @example
+   * const restored = Bm25Index.load(lexical.save());
+   */
+  static load(bytes: Uint8Array, options: { logger?: Logger } = {}): Bm25Index {
+    const method = 'Bm25Index.load';
+    if (!(bytes instanceof Uint8Array)) throw invalid(method, 'bytes must be a Uint8Array', bytes);
+    let envelope: unknown;
+    try {
+      envelope = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    } catch (cause) {
+      throw corrupt(`expected UTF-8 JSON, received ${bytes.byteLength} bytes that are not`, cause);
+    }
+    if (!isRecord(envelope) || envelope['format'] !== FORMAT) {
+      throw corrupt(`expected a ${FORMAT} snapshot, received format ${show(isRecord(envelope) ? envelope['format'] : envelope)}`);
+    }
+    if (envelope['version'] !== FORMAT_VERSION) {
+      throw new HybridMindError('UNSUPPORTED', method, `snapshot format version ${show(envelope['version'])}, this build reads ${FORMAT_VERSION}`);
+    }
+    let params: Params;
+    try {
+      params = resolveParams(isRecord(envelope['params']) ? envelope['params'] : {}, method);
+    } catch (cause) {
+      throw corrupt(`invalid params ${show(envelope['params'])}`, cause);
+    }
+    const js = checkPlainIndex(envelope['index']);
+    const index = new Bm25Index({ ...params, ...(options.logger ? { logger: options.logger } : {}) });
+    if (envelope['tokenizer'] !== TOKENIZER_VERSION) {
+      for (const [shortId, no] of Object.entries(js.documentIds)) {
+        index.add(no as number, (js.storedFields[shortId] as Doc).text);
+      }
+      return index;
+    }
+    try {
+      index.#search = MiniSearch.loadJS<Doc>(js, index.#miniSearchOptions());
+    } catch (cause) {
+      throw corrupt('minisearch could not read the index', cause);
+    }
+    return index;
+  }
+
+  #miniSearchOptions(): Options<Doc> {
+    const { k1, b, d } = this.#params;
+    const logger = this.#logger;
+    return {
+      idField: 'no',
+      fields: ['text'],
+      storeFields: ['text'],
+      // Terms arrive final from the tokenizer; minisearch must not re-split or re-case them.
+      tokenize,
+      processTerm: identity,
+      // Removal is always exact (see the file comment), so there is never anything to vacuum.
+      autoVacuum: false,
+      logger: (level, message, code) => logger(level, message, code === undefined ? undefined : { code }),
+      searchOptions: {
+        tokenize: queryTerms,
+        processTerm: identity,
+        combineWith: 'OR',
+        prefix: false,
+        fuzzy: false,
+        bm25: { k: k1, b, d },
+      },
+    };
+  }
+}
+
+function resolveParams(options: Bm25IndexOptions, method: string): Params {
+  const params = {
+    k1: options.k1 ?? BM25_DEFAULTS.k1,
+    b: options.b ?? BM25_DEFAULTS.b,
+    d: options.d ?? BM25_DEFAULTS.d,
+    identifierBoost: options.identifierBoost ?? BM25_DEFAULTS.identifierBoost,
+  };
+  if (!isFiniteAtLeast(params.k1, 0)) throw invalid(method, 'k1 must be a finite number >= 0', params.k1);
+  if (!isFiniteAtLeast(params.b, 0) || params.b > 1) throw invalid(method, 'b must be a number in [0, 1]', params.b);
+  if (!isFiniteAtLeast(params.d, 0)) throw invalid(method, 'd must be a finite number >= 0', params.d);
+  if (!isFiniteAtLeast(params.identifierBoost, 0) || params.identifierBoost === 0) {
+    throw invalid(method, 'identifierBoost must be a finite number > 0', params.identifierBoost);
+  }
+  return params;
+}
+
+function isFiniteAtLeast(value: unknown, min: number): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= min;
+}
+
+function checkNo(no: unknown, method: string): void {
+  if (!Number.isSafeInteger(no) || (no as number) < 0) throw invalid(method, 'no must be a non-negative integer', no);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function corrupt(message: string, cause?: unknown): HybridMindError {
+  return new HybridMindError('CORRUPT', 'Bm25Index.load', message, cause === undefined ? undefined : { cause });
+}
+
+/** minisearch trusts its input; check what it would otherwise turn into a silently broken index. */
+function checkPlainIndex(js: unknown): AsPlainObject {
+  if (!isRecord(js)) throw corrupt(`index must be an object, received ${show(js)}`);
+  const { documentIds, storedFields, fieldIds, fieldLength, averageFieldLength, index } = js;
+  if (!isRecord(documentIds) || !isRecord(storedFields) || !isRecord(fieldLength)) {
+    throw corrupt('index lacks documentIds, storedFields or fieldLength tables');
+  }
+  if (!isRecord(fieldIds) || fieldIds['text'] !== 0 || Object.keys(fieldIds).length !== 1) {
+    throw corrupt(`index fields must be { text: 0 }, received ${show(fieldIds)}`);
+  }
+  if (!Array.isArray(averageFieldLength) || !Array.isArray(index)) {
+    throw corrupt('index lacks averageFieldLength or the term list');
+  }
+  const ids = Object.entries(documentIds);
+  if (js['documentCount'] !== ids.length || !isFiniteAtLeast(js['nextId'], ids.length)) {
+    throw corrupt(`documentCount ${show(js['documentCount'])} and nextId ${show(js['nextId'])} disagree with ${ids.length} documents`);
+  }
+  for (const [shortId, no] of ids) {
+    const stored = storedFields[shortId];
+    if (!Number.isSafeInteger(no) || (no as number) < 0) throw corrupt(`document ${shortId} has no ${show(no)}`);
+    if (!isRecord(stored) || typeof stored['text'] !== 'string') throw corrupt(`document ${show(no)} has no stored text`);
+    if (!Array.isArray(fieldLength[shortId])) throw corrupt(`document ${show(no)} has no field length`);
+  }
+  for (const entry of index) {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isRecord(entry[1])) {
+      throw corrupt(`index entry ${show(entry)} is not [term, postings]`);
+    }
+  }
+  return js as unknown as AsPlainObject;
+}

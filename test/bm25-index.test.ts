@@ -1,0 +1,294 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { HybridMindError } from '../src/errors.js';
+import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
+import { queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
+
+const SEED = 20_240_501;
+
+function indexOf(texts: readonly string[], options?: ConstructorParameters<typeof Bm25Index>[0]): Bm25Index {
+  const index = new Bm25Index(options);
+  texts.forEach((text, no) => index.add(no, text));
+  return index;
+}
+
+function nos(index: Bm25Index, query: string, k = 100): number[] {
+  return index.search(query, k).map((hit) => hit.no);
+}
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return error instanceof HybridMindError ? error.code : `not a HybridMindError: ${String(error)}`;
+  }
+  return undefined;
+}
+
+/** mulberry32: seeded so the round-trip corpus is the same on every run. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomCorpus(seed: number, size: number): string[] {
+  const next = rng(seed);
+  const words = ['memory', 'agent', 'decision', 'cache', 'sqlite', 'vector', 'graph', 'Zürich', '東京', 'order', 'section', 'release'];
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const corpus: string[] = [];
+  for (let i = 0; i < size; i++) {
+    const parts: string[] = [];
+    const length = 3 + Math.floor(next() * 12);
+    for (let j = 0; j < length; j++) {
+      const roll = next();
+      if (roll < 0.15) parts.push(`ADR-${String(Math.floor(next() * 120)).padStart(3, '0')}`);
+      else if (roll < 0.25) parts.push(`#${4800 + Math.floor(next() * 40)}`);
+      else parts.push(pick(words));
+    }
+    corpus.push(parts.join(' '));
+  }
+  return corpus;
+}
+
+describe('Bm25Index', () => {
+  describe('near-miss identifiers', () => {
+    it('ranks ADR-007 above ADR-070, ADR-0071, ADR-07 and heavy "adr" users', () => {
+      const index = indexOf([
+        'ADR-070 covers the vector index layout',
+        'ADR-0071 adopts reciprocal rank fusion',
+        'We chose SQLite in ADR-007 after a long debate about storage engines and their trade-offs',
+        'ADR-07 was superseded last spring',
+        'ADR ADR ADR-070 ADR-070',
+        'Agent 007 read ADR-070 twice',
+        'ADR-700 is about logging',
+      ]);
+      expect(nos(index, 'ADR-007')[0]).toBe(2);
+      expect(nos(index, 'adr-007')[0]).toBe(2);
+      expect(nos(index, 'what did ADR-007 decide?')[0]).toBe(2);
+    });
+
+    it('ranks Order #4821 above #4812, #48210 and #482', () => {
+      const index = indexOf([
+        'Order #4812 was refunded',
+        'Order #48210 is pending',
+        'Order #482 got lost',
+        'order order order #4812',
+        'Order #4821 shipped to Zürich on Monday after the customer confirmed the address',
+        'Invoice 4812 paid',
+      ]);
+      for (const query of ['Order #4821', '#4821', '4821', 'order 4821']) {
+        expect(nos(index, query)[0], query).toBe(4);
+      }
+      expect(nos(index, '4821')).toEqual([4]);
+    });
+
+    it('ranks Section 482 above Section 48, 4820 and 428', () => {
+      const index = indexOf([
+        'Section 48 applies to renewals',
+        'Section 4820 applies to exports',
+        'Section 428 applies to imports',
+        'section section section 48',
+        'Termination is covered by Section 482 of the master services agreement signed in 2021',
+      ]);
+      expect(nos(index, 'Section 482')[0]).toBe(4);
+      expect(nos(index, '482')).toEqual([4]);
+    });
+
+    it('needs the identifier boost when a query mixes an identifier with common words', () => {
+      const texts = [
+        'ADR-007: we use redis.',
+        'ADR-070: caching decision for caching decision.',
+        'notes about caching',
+        'a decision log',
+        'Agent 007 read ADR-070',
+      ];
+      expect(nos(indexOf(texts), 'ADR-007 caching decision')[0]).toBe(0);
+      expect(nos(indexOf(texts, { identifierBoost: 1 }), 'ADR-007 caching decision')[0]).toBe(1);
+    });
+  });
+
+  it('finds Unicode text by accented, unaccented and CJK queries', () => {
+    const index = indexOf(['Meeting in Zürich on Monday', '東京の会議は延期', 'Bengaluru office opens', 'a naïve approach']);
+    expect(nos(index, 'Zürich')).toEqual([0]);
+    expect(nos(index, 'zurich')).toEqual([0]);
+    expect(nos(index, '東京')).toEqual([1]);
+    expect(nos(index, 'BENGALURU')).toEqual([2]);
+    expect(nos(index, 'naive')).toEqual([3]);
+  });
+
+  it('reports the matched query terms as indexed', () => {
+    const index = indexOf(['We chose SQLite in ADR-007']);
+    const [hit] = index.search('ADR-007 sqlite zebra', 5);
+    expect(new Set(hit?.matched)).toEqual(new Set(['adr-007', 'adr', '007', 'sqlite']));
+  });
+
+  describe('add, replace and remove', () => {
+    it('replaces the text of an existing memory', () => {
+      const index = indexOf(['alpha zanzibar', 'alpha beta']);
+      index.add(0, 'gamma delta');
+      expect(index.size).toBe(2);
+      expect(nos(index, 'zanzibar')).toEqual([]);
+      expect(nos(index, 'gamma')).toEqual([0]);
+      expect(nos(index, 'alpha')).toEqual([1]);
+    });
+
+    it('removes the postings of a removed memory at once', () => {
+      const index = indexOf(['alpha beta']);
+      const before = index.termCount;
+      index.add(7, 'alpha zanzibar quokka-42');
+      expect(index.termCount).toBeGreaterThan(before);
+      expect(index.remove(7)).toBe(true);
+      expect(index.termCount).toBe(before);
+      expect(index.has(7)).toBe(false);
+      expect(index.size).toBe(1);
+      expect(nos(index, 'zanzibar quokka-42')).toEqual([]);
+      expect(new TextDecoder().decode(index.save())).not.toContain('zanzibar');
+      expect(index.remove(7)).toBe(false);
+    });
+
+    it('clears everything', () => {
+      const index = indexOf(['alpha', 'beta']);
+      index.clear();
+      expect(index.size).toBe(0);
+      expect(index.termCount).toBe(0);
+      expect(nos(index, 'alpha')).toEqual([]);
+    });
+
+    it('keeps indexing empty and stop-word-only texts', () => {
+      const index = indexOf(['', 'the and of']);
+      expect(index.has(0) && index.has(1)).toBe(true);
+      expect(nos(index, 'the')).toEqual([]);
+    });
+
+    it('matches a naive model after any sequence of adds and removes', () => {
+      const vocab = ['apple', 'pear', 'ADR-007', 'ADR-070', '#4821', 'zürich', '東京'];
+      const text = fc.array(fc.constantFrom(...vocab), { maxLength: 5 }).map((ws) => ws.join(' '));
+      const op = fc.oneof(
+        fc.record({ kind: fc.constant('add' as const), no: fc.integer({ min: 0, max: 7 }), text }),
+        fc.record({ kind: fc.constant('remove' as const), no: fc.integer({ min: 0, max: 7 }) }),
+      );
+      fc.assert(
+        fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
+          const index = new Bm25Index();
+          const model = new Map<number, string>();
+          for (const o of ops) {
+            if (o.kind === 'add') {
+              index.add(o.no, o.text);
+              model.set(o.no, o.text);
+            } else {
+              expect(index.remove(o.no)).toBe(model.delete(o.no));
+            }
+          }
+          expect(index.size).toBe(model.size);
+          const terms = new Set([...model.values()].flatMap((t) => tokenize(t)));
+          expect(index.termCount).toBe(terms.size);
+          for (const word of vocab) {
+            const query = new Set(queryTerms(word));
+            const expected = [...model].filter(([, t]) => tokenize(t).some((term) => query.has(term))).map(([no]) => no);
+            expect(nos(index, word).sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
+          }
+        }),
+        { seed: SEED, numRuns: 300 },
+      );
+    });
+  });
+
+  describe('search', () => {
+    it('filters with accept before cutting to k', () => {
+      const index = indexOf(['cache one', 'cache two', 'cache three', 'cache four', 'cache five', 'cache six']);
+      const hits = index.search('cache', 2, (no) => no % 2 === 1);
+      expect(hits.map((hit) => hit.no)).toEqual([1, 3]);
+      expect(index.search('cache', 10, () => false)).toEqual([]);
+    });
+
+    it('orders best first and breaks ties by ascending no', () => {
+      const index = indexOf(['cache', 'cache', 'cache cache cache cache', 'cache']);
+      const hits = index.search('cache', 10);
+      expect(hits[0]?.no).toBe(2);
+      expect(hits.slice(1).map((hit) => hit.no)).toEqual([0, 1, 3]);
+      for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
+    });
+
+    it('returns nothing for k = 0 or a query without terms', () => {
+      const index = indexOf(['cache']);
+      expect(index.search('cache', 0)).toEqual([]);
+      expect(index.search('  …  ', 5)).toEqual([]);
+    });
+
+    it('throws INVALID_ARGUMENT on bad input', () => {
+      const index = new Bm25Index();
+      expect(codeOf(() => index.add(-1, 'x'))).toBe('INVALID_ARGUMENT');
+      expect(codeOf(() => index.add(1.5, 'x'))).toBe('INVALID_ARGUMENT');
+      expect(codeOf(() => index.add(1, 42 as unknown as string))).toBe('INVALID_ARGUMENT');
+      expect(codeOf(() => index.search('x', -1))).toBe('INVALID_ARGUMENT');
+      expect(codeOf(() => index.search(undefined as unknown as string, 1))).toBe('INVALID_ARGUMENT');
+      expect(codeOf(() => new Bm25Index({ b: 2 }))).toBe('INVALID_ARGUMENT');
+    });
+  });
+
+  describe('save and load', () => {
+    const corpus = randomCorpus(SEED, 300);
+    const queries = ['ADR-007', 'ADR-070 sqlite', '#4821', 'order #4812', 'Zürich 東京', 'memory agent decision', 'release'];
+
+    it('round-trips to identical results, parameters included', () => {
+      const index = indexOf(corpus, { k1: 1.5, b: 0.5 });
+      index.remove(3);
+      index.add(5, 'replaced ADR-007 text');
+      const restored = Bm25Index.load(index.save());
+      expect(restored.size).toBe(index.size);
+      expect(restored.termCount).toBe(index.termCount);
+      for (const query of queries) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
+    });
+
+    it('keeps removal exact after a load', () => {
+      const restored = Bm25Index.load(indexOf(['alpha', 'beta zanzibar']).save());
+      const before = restored.termCount;
+      expect(restored.remove(1)).toBe(true);
+      expect(restored.termCount).toBe(before - 2);
+      expect(nos(restored, 'zanzibar')).toEqual([]);
+    });
+
+    it('rebuilds a snapshot written by another tokenizer version', () => {
+      const index = indexOf(corpus.slice(0, 50));
+      const envelope = JSON.parse(new TextDecoder().decode(index.save())) as Record<string, unknown>;
+      envelope['tokenizer'] = 0;
+      const restored = Bm25Index.load(new TextEncoder().encode(JSON.stringify(envelope)));
+      for (const query of queries) expect(nos(restored, query), query).toEqual(nos(index, query));
+    });
+
+    it('throws CORRUPT on malformed bytes', () => {
+      const good = indexOf(['alpha ADR-007', 'beta']).save();
+      const json = JSON.parse(new TextDecoder().decode(good)) as { index: Record<string, unknown> };
+      const variant = (mutate: (index: Record<string, unknown>) => void): Uint8Array => {
+        const copy = structuredClone(json);
+        mutate(copy.index);
+        return new TextEncoder().encode(JSON.stringify(copy));
+      };
+      const bad: Uint8Array[] = [
+        new Uint8Array([0xff, 0xfe, 0x00]),
+        new Uint8Array(0),
+        good.subarray(0, good.length - 7),
+        new TextEncoder().encode('{}'),
+        new TextEncoder().encode('[1,2,3]'),
+        new TextEncoder().encode('{"format":"hybridmind.bm25","version":1,"tokenizer":1,"index":null}'),
+        variant((index) => delete index['documentIds']),
+        variant((index) => (index['index'] = [['alpha', 5]])),
+        variant((index) => (index['storedFields'] = {})),
+        variant((index) => (index['documentCount'] = 9)),
+        variant((index) => (index['fieldIds'] = { title: 0 })),
+      ];
+      for (const bytes of bad) expect(codeOf(() => Bm25Index.load(bytes)), new TextDecoder().decode(bytes)).toBe('CORRUPT');
+    });
+
+    it('throws UNSUPPORTED on an unknown format version', () => {
+      const bytes = new TextEncoder().encode('{"format":"hybridmind.bm25","version":99}');
+      expect(codeOf(() => Bm25Index.load(bytes))).toBe('UNSUPPORTED');
+    });
+  });
+});
