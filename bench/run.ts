@@ -1,0 +1,95 @@
+/**
+ * `npm run bench [-- options]`: retrieval quality per leg and fused, and speed against peers side
+ * by side, written to bench/results/<name>.json and .md (+ a latency chart .svg).
+ *
+ *   --part all|quality|speed|embed   what to run (default all)
+ *   --sizes 10000,100000             store sizes for speed (default 10000,100000)
+ *   --queries 200                    queries per size
+ *   --hnsw-max 100000                largest size hnswlib-wasm is built at
+ *   --scifact DIR --hotpot DIR       dataset folders (default ../shared/data/…); "none" skips one
+ *   --smoke                          tiny sizes, few queries: keeps the code working in CI
+ *   --out NAME                       results file name (default latest; smoke: smoke)
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import type { Embedder } from '../src/index.js';
+import { loadHotpot, loadSciFact } from './lib/datasets.js';
+import { renderReport, type BenchResults } from './report.js';
+import { runDataset } from './quality/datasets.js';
+import { measureEmbedding } from './quality/embedding.js';
+import { runSynthetic } from './quality/synthetic.js';
+import { runSpeed } from './speed/run-speed.js';
+import { machineInfo } from './lib/machine.js';
+import { canMeasureHeap } from './lib/stats.js';
+
+const { values } = parseArgs({
+  options: {
+    part: { type: 'string', default: 'all' },
+    sizes: { type: 'string' },
+    queries: { type: 'string' },
+    'hnsw-max': { type: 'string' },
+    scifact: { type: 'string', default: '../shared/data/scifact' },
+    hotpot: { type: 'string', default: '../shared/data/hotpotqa-100' },
+    smoke: { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+});
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const part = values.part!;
+const smoke = values.smoke!;
+const wants = (p: string) => part === 'all' || part === p;
+
+async function loadEmbedder(): Promise<Embedder | null> {
+  const { findLocalModel } = await import('../src/embedder/local-model.js');
+  const local = await findLocalModel();
+  if (!local) {
+    log('no provisioned model (run `npm run model:fetch`): quality runs without the vector leg');
+    return null;
+  }
+  const { TransformersEmbedder } = await import('../src/embedder/transformers.js');
+  return TransformersEmbedder.create({ localModelPath: local.root, allowRemoteModels: false, dtype: 'fp32' });
+}
+
+const results: BenchResults = {
+  createdAt: new Date().toISOString(),
+  smoke,
+  machine: await machineInfo(),
+  heapMeasured: canMeasureHeap(),
+  settings: { part, sizes: [], queries: 0, hnswMax: 0 },
+};
+
+if (wants('speed')) {
+  const sizes = (values.sizes ?? (smoke ? '2000' : '10000,100000')).split(',').map(Number);
+  const queries = Number(values.queries ?? (smoke ? 20 : 200));
+  const hnswMax = Number(values['hnsw-max'] ?? (smoke ? 2000 : 100_000));
+  results.settings = { part, sizes, queries, hnswMax };
+  results.speed = await runSpeed({ sizes, dim: 384, queries, hnswMax, log });
+}
+
+if (wants('quality') || wants('embed')) {
+  const embedder = await loadEmbedder();
+  if (wants('embed') && embedder) results.embedding = await measureEmbedding(embedder, smoke ? 32 : 256);
+  if (wants('quality')) {
+    results.quality = { embedderId: embedder?.id ?? null, synthetic: await runSynthetic(embedder), datasets: [] };
+    const limit = smoke ? 10 : undefined;
+    if (values.scifact !== 'none' && existsSync(values.scifact!)) {
+      const set = await loadSciFact(values.scifact!);
+      results.quality.datasets.push(await runDataset(smoke ? { ...set, docs: set.docs.slice(0, 300) } : set, embedder, log, limit));
+    } else log(`SciFact not found at ${values.scifact}: skipped`);
+    if (values.hotpot !== 'none' && existsSync(values.hotpot!)) {
+      results.quality.datasets.push(await runDataset(await loadHotpot(values.hotpot!), embedder, log, limit));
+    } else log(`HotpotQA not found at ${values.hotpot}: skipped`);
+  }
+}
+
+const name = values.out ?? (smoke ? 'smoke' : 'latest');
+const dir = new URL('./results/', import.meta.url);
+await mkdir(dir, { recursive: true });
+const { markdown, svg } = renderReport(results, `${name}.svg`);
+await writeFile(new URL(`${name}.json`, dir), JSON.stringify(results, null, 2));
+await writeFile(new URL(`${name}.md`, dir), markdown);
+if (svg) await writeFile(new URL(`${name}.svg`, dir), svg);
+log(`wrote bench/results/${name}.json, ${name}.md${svg ? `, ${name}.svg` : ''}`);
+process.exit(0);
