@@ -19,8 +19,11 @@ export interface SpeedQuery {
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ten', 'sol', 'vex', 'dor', 'pli', 'qua', 'zen', 'tor', 'bri', 'fel', 'gon', 'hus', 'jin', 'mar', 'nel', 'pos'];
 
+/** The head of a Zipf vocabulary is function words in any real text; these play that part. */
+const FUNCTION_WORDS = ['the', 'of', 'and', 'to', 'a', 'in', 'is', 'that', 'for', 'it', 'on', 'with', 'as', 'was', 'be', 'at', 'by', 'this', 'are', 'from', 'or', 'an', 'but', 'not', 'we', 'they', 'which', 'has', 'have', 'will'];
+
 function vocabulary(size: number, random: () => number): string[] {
-  const words = new Set<string>();
+  const words = new Set<string>(FUNCTION_WORDS);
   while (words.size < size) {
     const n = 2 + Math.floor(random() * 3);
     let w = '';
