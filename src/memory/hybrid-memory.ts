@@ -5,7 +5,6 @@ import { silentLogger, type Logger } from '../logger.js';
 import type { SqlDriver } from '../storage/driver.js';
 import { Repository, type MemoryRow } from '../storage/repository.js';
 import { SCHEMA_VERSION } from '../storage/schema.js';
-import { SqliteWasmDriver } from '../storage/sqlite-wasm.js';
 import type {
   CompareResult, Direction, Edge, Hit, MemoryInput, MemoryPatch, MemoryRecord, Readiness, RecallDefaults,
   RecallOptions, RecallReport, RelateOptions, Stats, TraceOptions, TraceResult,
@@ -309,12 +308,18 @@ export class HybridMemory {
   }
 }
 
+/**
+ * SQLite-WASM is loaded only when a store asks for it: Cloudflare Workers cannot start it (it
+ * compiles WebAssembly at run time), so an edge bundle that passes its own driver must never
+ * reach it through a static import.
+ */
 async function openDriver(method: string, storage: OpenOptions['storage']): Promise<SqlDriver> {
-  if (storage === undefined || storage === 'memory') return SqliteWasmDriver.open();
+  const sqliteWasm = async () => (await import('../storage/sqlite-wasm.js')).SqliteWasmDriver;
+  if (storage === undefined || storage === 'memory') return (await sqliteWasm()).open();
   if (typeof storage === 'object' && storage !== null) {
     if ('bytes' in storage) {
       if (!(storage.bytes instanceof Uint8Array)) throw invalid(method, 'options.storage.bytes must be a Uint8Array', storage.bytes);
-      return SqliteWasmDriver.open({ bytes: storage.bytes });
+      return (await sqliteWasm()).open({ bytes: storage.bytes });
     }
     if (typeof (storage as SqlDriver).all === 'function' && typeof (storage as SqlDriver).transaction === 'function') return storage as SqlDriver;
   }
