@@ -107,7 +107,7 @@ export interface RecallOptions {
   /** Number of hits. Default 10. */
   k?: number;
   mode?: RecallMode;
-  /** Per-leg weights in the fusion. Default all 1. */
+  /** Per-leg weights in the fusion. Default vector 1, lexical 1, graph 1.5, time 0.1. */
   weights?: Partial<LegWeights>;
   /** RRF constant: score = Σ w / (rrfK + rank). Default 60. */
   rrfK?: number;

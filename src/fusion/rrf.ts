@@ -2,6 +2,8 @@
 export interface RankedList {
   weight: number;
   nos: readonly number[];
+  /** Rank of each entry (from 1) when the leg has ties; default: the position + 1. */
+  ranks?: readonly number[];
 }
 
 export interface Fused {
@@ -15,6 +17,16 @@ export type TieBreak = (a: number, b: number) => number;
 const byNumber: TieBreak = (a, b) => a - b;
 
 /**
+ * Standard competition ranks ("1224") for a list sorted best first: entries the leg cannot tell
+ * apart share a rank, so a tie (equal recency, equal graph distance) casts no arbitrary vote.
+ */
+export function tiedRanks<T>(sorted: readonly T[], same: (a: T, b: T) => boolean): number[] {
+  const ranks: number[] = [];
+  for (let i = 0; i < sorted.length; i++) ranks.push(i > 0 && same(sorted[i - 1]!, sorted[i]!) ? ranks[i - 1]! : i + 1);
+  return ranks;
+}
+
+/**
  * Weighted Reciprocal Rank Fusion: score(d) = Σ_m w_m / (k + rank_m(d)), ranks from 1, over the
  * lists that contain d. Lists with weight 0 contribute nothing but still ran (their explanation
  * stays). Ranks, not scores, are fused, so legs with incomparable scales need no normalisation.
@@ -24,7 +36,7 @@ export function reciprocalRankFusion(lists: readonly RankedList[], k: number, ti
   for (const list of lists) {
     for (let i = 0; i < list.nos.length; i++) {
       const no = list.nos[i]!;
-      scores.set(no, (scores.get(no) ?? 0) + list.weight / (k + i + 1));
+      scores.set(no, (scores.get(no) ?? 0) + list.weight / (k + (list.ranks?.[i] ?? i + 1)));
     }
   }
   return sortFused(scores, tieBreak);

@@ -1,3 +1,4 @@
+import { defaultEmbedder } from '../embedder/default.js';
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, notFound } from '../errors.js';
 import { loadVectorKernel, type VectorKernelSource } from '../legs/vector/kernel.js';
@@ -21,7 +22,11 @@ import { graphPath, graphTrace } from './traversal.js';
 export interface OpenOptions {
   /** `'memory'` (default): an in-memory SQLite-WASM database. Or any `SqlDriver`, or database bytes. */
   storage?: 'memory' | SqlDriver | { bytes: Uint8Array };
-  /** Computes vectors for memories stored without one. `null`: no dense leg unless vectors are given. */
+  /**
+   * Computes vectors for memories stored without one. Omitted: all-MiniLM-L6-v2 through
+   * transformers.js when it can be loaded (see `defaultEmbedder`). `null`: no dense leg unless
+   * vectors are given.
+   */
   embedder?: Embedder | null;
   /** Vector dimension for a new store (else the embedder's, else the first vector's). */
   dim?: number;
@@ -74,17 +79,17 @@ export class HybridMemory {
     const method = 'HybridMemory.open';
     const o = checkOptions(method, 'options', options) as OpenOptions;
     for (const key of Object.keys(o)) if (!OPEN_KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
-    const embedder = o.embedder ?? null;
-    if (embedder !== null && (typeof embedder !== 'object' || typeof embedder.embed !== 'function' || typeof embedder.id !== 'string')) {
-      throw invalid(method, 'options.embedder must be an Embedder ({ id, dim, embed }) or null', embedder);
+    if (o.embedder != null && (typeof o.embedder !== 'object' || typeof o.embedder.embed !== 'function' || typeof o.embedder.id !== 'string')) {
+      throw invalid(method, 'options.embedder must be an Embedder ({ id, dim, embed }) or null', o.embedder);
     }
     if (o.dim !== undefined && (!Number.isInteger(o.dim) || o.dim < 1 || o.dim > 65_536)) throw invalid(method, 'options.dim must be an integer from 1 to 65536', o.dim);
-    if (embedder && o.dim !== undefined && embedder.dim !== o.dim) {
-      throw new HybridMindError('DIMENSION_MISMATCH', method, `options.dim is ${o.dim} but the embedder ${JSON.stringify(embedder.id)} makes ${embedder.dim}-d vectors`);
+    if (o.embedder && o.dim !== undefined && o.embedder.dim !== o.dim) {
+      throw new HybridMindError('DIMENSION_MISMATCH', method, `options.dim is ${o.dim} but the embedder ${JSON.stringify(o.embedder.id)} makes ${o.embedder.dim}-d vectors`);
     }
     if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);
     if (o.logger !== undefined && typeof o.logger !== 'function') throw invalid(method, 'options.logger must be a function', o.logger);
     const defaults = resolveDefaults(method, o.recall);
+    const embedder = o.embedder === undefined ? await defaultEmbedder(o.logger ?? silentLogger) : o.embedder;
     const driver = await openDriver(method, o.storage);
     try {
       const repo = new Repository(driver);

@@ -1,6 +1,7 @@
-import { reciprocalRankFusion, type Fused, type RankedList } from '../fusion/rrf.js';
+import { reciprocalRankFusion, tiedRanks, type Fused, type RankedList } from '../fusion/rrf.js';
 import { linearFusion } from '../fusion/linear.js';
 import type { GraphIndex, GraphHit } from '../legs/graph/graph-index.js';
+import { isCompound } from '../legs/lexical/tokenizer.js';
 import { rankByTime, recordedBy, statusAt, recencyWeight, type TimeRanked } from '../legs/time/temporal.js';
 import type { Accept, LexicalHit, LexicalIndex, Scored, VectorIndex } from '../legs/types.js';
 import type { Repository } from '../storage/repository.js';
@@ -135,23 +136,42 @@ function fuseHybrid(o: ResolvedRecall, lists: LegLists, tieBreak: (a: number, b:
     const proximity = new Map((lists.graph ?? []).map((h) => [h.no, h.score] as const));
     return linearFusion(similarity, proximity, o.alpha, o.beta, tieBreak);
   }
+  const ranks = legRanks(lists);
   const ranked: RankedList[] = [];
-  if (lists.vector) ranked.push({ weight: o.weights.vector, nos: lists.vector.map((h) => h.no) });
-  if (lists.lexical) ranked.push({ weight: o.weights.lexical, nos: lists.lexical.map((h) => h.no) });
-  if (lists.graph) ranked.push({ weight: o.weights.graph, nos: lists.graph.map((h) => h.no) });
-  if (lists.time) ranked.push({ weight: o.weights.time, nos: lists.time.map((h) => h.no) });
+  for (const leg of LEGS) {
+    const list = lists[leg];
+    if (list) ranked.push({ weight: o.weights[leg], nos: list.map((h) => h.no), ranks: ranks[leg]! });
+  }
+  // A whole identifier from the query (ADR-007, #4821, a UUID) matched verbatim is stronger
+  // evidence than shared words, and a dense encoder blurs it with its near misses (ADR-017), so
+  // such memories get a second lexical vote.
+  const exact = lists.lexical?.filter((h) => h.matched.some(isCompound));
+  if (exact && exact.length > 0) ranked.push({ weight: o.weights.lexical, nos: exact.map((h) => h.no) });
   return reciprocalRankFusion(ranked, o.rrfK, tieBreak).filter((f) => f.score > 0);
 }
 
+const LEGS = ['vector', 'lexical', 'graph', 'time'] as const;
+
+/** Each leg's ranks with ties shared: equal scores; for the graph equal distance and weight; for time equal status and weight. */
+function legRanks(lists: LegLists): Partial<Record<LegName, number[]>> {
+  const byScore = (a: Scored, b: Scored) => a.score === b.score;
+  return {
+    ...(lists.vector ? { vector: tiedRanks(lists.vector, byScore) } : {}),
+    ...(lists.lexical ? { lexical: tiedRanks(lists.lexical, byScore) } : {}),
+    ...(lists.graph ? { graph: tiedRanks(lists.graph, (a, b) => a.distance === b.distance && a.weight === b.weight) } : {}),
+    ...(lists.time ? { time: tiedRanks(lists.time, (a, b) => a.status === b.status && a.score === b.score) } : {}),
+  };
+}
+
 export function legsRun(lists: LegLists): LegName[] {
-  return (['vector', 'lexical', 'graph', 'time'] as const).filter((leg) => lists[leg] !== null);
+  return LEGS.filter((leg) => lists[leg] !== null);
 }
 
 /** Builds the final hits: rows are read from SQLite only for the top k. */
 export function materialize(parts: RecallParts, o: ResolvedRecall, lists: LegLists, fused: Fused[], now: number): Hit[] {
   const reference = o.asOf ?? now;
   const top = fused.slice(0, o.k);
-  const explain = o.explain ? explanations(parts, lists, new Set(top.map((f) => f.no))) : null;
+  const explain = o.explain ? explanations(parts, lists, legRanks(lists), new Set(top.map((f) => f.no))) : null;
   return top.map((f) => {
     const row = parts.repository.memoryByNo(f.no)!;
     const entry = parts.catalog.entry(f.no);
@@ -171,7 +191,7 @@ export function materialize(parts: RecallParts, o: ResolvedRecall, lists: LegLis
   });
 }
 
-function explanations(parts: RecallParts, lists: LegLists, wanted: Set<number>): Map<number, HitLegs> {
+function explanations(parts: RecallParts, lists: LegLists, ranks: Partial<Record<LegName, number[]>>, wanted: Set<number>): Map<number, HitLegs> {
   const out = new Map<number, HitLegs>();
   const at = (no: number): HitLegs => {
     let legs = out.get(no);
@@ -179,16 +199,16 @@ function explanations(parts: RecallParts, lists: LegLists, wanted: Set<number>):
     return legs;
   };
   lists.vector?.forEach((h, i) => {
-    if (wanted.has(h.no)) at(h.no).vector = { rank: i + 1, score: h.score };
+    if (wanted.has(h.no)) at(h.no).vector = { rank: ranks.vector![i]!, score: h.score };
   });
   lists.lexical?.forEach((h, i) => {
-    if (wanted.has(h.no)) at(h.no).lexical = { rank: i + 1, score: h.score, matched: h.matched };
+    if (wanted.has(h.no)) at(h.no).lexical = { rank: ranks.lexical![i]!, score: h.score, matched: h.matched };
   });
   lists.graph?.forEach((h, i) => {
-    if (wanted.has(h.no)) at(h.no).graph = { rank: i + 1, distance: h.distance, via: h.via.map((no) => parts.catalog.entry(no).id) };
+    if (wanted.has(h.no)) at(h.no).graph = { rank: ranks.graph![i]!, distance: h.distance, via: h.via.map((no) => parts.catalog.entry(no).id) };
   });
   lists.time?.forEach((h, i) => {
-    if (wanted.has(h.no)) at(h.no).time = { rank: i + 1, weight: h.score };
+    if (wanted.has(h.no)) at(h.no).time = { rank: ranks.time![i]!, weight: h.score };
   });
   return out;
 }

@@ -79,7 +79,8 @@ describe('dimensions', () => {
     await mem.close();
     expect(await codeOf(HybridMemory.open({ storage: { bytes }, embedder: new HashEmbedder(384) }))).toBe('DIMENSION_MISMATCH');
     expect(await codeOf(HybridMemory.open({ storage: { bytes }, dim: 3 }))).toBe('DIMENSION_MISMATCH');
-    mem = await HybridMemory.open({ storage: { bytes } });
+    expect(await codeOf(HybridMemory.open({ storage: { bytes } }))).toBe('DIMENSION_MISMATCH');
+    mem = await HybridMemory.open({ storage: { bytes }, embedder: null });
     expect((await mem.stats()).dim).toBe(2);
   });
 
