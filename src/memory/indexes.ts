@@ -1,8 +1,11 @@
 import { GraphIndex } from '../legs/graph/graph-index.js';
 import { Bm25Index } from '../legs/lexical/bm25-index.js';
+import { AdaptiveVectorIndex, type AnnOptions } from '../legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../legs/vector/flat-index.js';
 import type { VectorKernel } from '../legs/vector/kernel.js';
 import type { LexicalIndex, VectorIndex } from '../legs/types.js';
+import type { Logger } from '../logger.js';
+import { sqlAnnStore } from '../storage/ann-store.js';
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
 import { Catalog } from './catalog.js';
 import type { RecallParts } from './recall.js';
@@ -18,26 +21,53 @@ export class Indexes implements RecallParts {
   vector: VectorIndex | null = null;
   readonly repository: Repository;
   readonly #kernel: VectorKernel | null;
+  readonly #ann: AnnOptions | false;
+  readonly #logger: Logger | undefined;
 
-  constructor(repository: Repository, kernel: VectorKernel | null, dim: number | null) {
+  /** `ann: false` keeps the exact scan at any size; otherwise HNSW takes over past its threshold. */
+  constructor(repository: Repository, kernel: VectorKernel | null, dim: number | null, ann: AnnOptions | false = {}, logger?: Logger) {
     this.repository = repository;
     this.#kernel = kernel;
-    if (dim !== null) this.vector = new FlatVectorIndex(dim, kernel);
+    this.#ann = ann;
+    this.#logger = logger;
+    if (dim !== null) this.vector = this.#createVectorIndex(dim);
   }
 
-  /** Rebuilds every index from SQLite (open, import). */
-  rebuild(): void {
-    for (const row of this.repository.allMemories()) this.addMemory(row);
-    for (const edge of this.repository.allEdges()) this.addEdge(edge);
-    const vectors = this.repository.allVectors();
+  #createVectorIndex(dim: number): VectorIndex {
+    const flat = new FlatVectorIndex(dim, this.#kernel);
+    if (this.#ann === false) return flat;
+    return new AdaptiveVectorIndex(flat, this.#ann, { store: sqlAnnStore(this.repository.db), ...(this.#logger ? { logger: this.#logger } : {}) });
+  }
+
+  /** Saves what background indexing has not saved yet and stops it (before the database closes). */
+  close(): void {
+    if (this.vector instanceof AdaptiveVectorIndex) {
+      this.vector.flush();
+      this.vector.dispose();
+    }
+  }
+
+  /**
+   * Rebuilds every index from SQLite (open, import). A restore reads `source`, a checked copy of
+   * the rows about to replace this repository's, so the indexes are ready before the swap.
+   */
+  rebuild(source: Repository = this.repository): void {
+    for (const row of source.allMemories()) this.addMemory(row);
+    for (const edge of source.allEdges()) this.addEdge(edge);
+    const vectors = source.allVectors();
     if (vectors.length > 0) {
       const index = this.ensureVectorIndex(vectors[0]!.vector.length);
       for (const { no, vector } of vectors) index.add(no, vector);
     }
   }
 
+  /** Empty indexes over the same database, kernel and options, to be filled and swapped in by a restore. */
+  emptyLike(dim: number | null): Indexes {
+    return new Indexes(this.repository, this.#kernel, dim, this.#ann, this.#logger);
+  }
+
   ensureVectorIndex(dim: number): VectorIndex {
-    if (!this.vector) this.vector = new FlatVectorIndex(dim, this.#kernel);
+    if (!this.vector) this.vector = this.#createVectorIndex(dim);
     return this.vector;
   }
 

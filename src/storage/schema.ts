@@ -36,6 +36,12 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX edges_src ON edges(src);
    CREATE INDEX edges_dst ON edges(dst);`,
+  // Saved approximate-nearest-neighbour indexes (HNSW): derived data, safe to drop, never exported as truth.
+  `CREATE TABLE ann_index (
+     name TEXT PRIMARY KEY,
+     bytes BLOB NOT NULL,
+     updated_at INTEGER NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

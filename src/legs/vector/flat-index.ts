@@ -149,6 +149,18 @@ export class FlatVectorIndex implements VectorIndex {
     return this.#noToSlot.has(no);
   }
 
+  /** A copy of the vector stored for `no` (what another index is built from), or undefined. */
+  get(no: number): Float32Array | undefined {
+    const slot = this.#noToSlot.get(no);
+    if (slot === undefined) return undefined;
+    return this.#vectors.slice(slot * this.dim, (slot + 1) * this.dim);
+  }
+
+  /** Every id held, in storage order. */
+  nos(): number[] {
+    return Array.from(this.#slotToNo.subarray(0, this.#size));
+  }
+
   /**
    * Top `k` by inner product, best first, equal scores by smaller `no` first. `accept` is only
    * asked about candidates that would make the current cut, so it must be a pure filter.

@@ -1,0 +1,361 @@
+import { silentLogger, type Logger } from '../../logger.js';
+import type { Accept, Scored, VectorIndex } from '../types.js';
+import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
+import type { FlatVectorIndex } from './flat-index.js';
+import { HNSW_DEFAULTS, HnswVectorIndex, type HnswParams } from './hnsw-index.js';
+import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
+
+/**
+ * Measured crossover (bench/ann-crossover.ts, 384-d clustered vectors, 2 cores): below this many
+ * vectors the exact WASM-SIMD scan answers as fast as HNSW and needs no build, so HNSW is not used.
+ */
+export const ANN_THRESHOLD = 20_000;
+
+/** When and how the dense leg switches from the exact scan to HNSW. */
+export interface AnnOptions {
+  /** Vectors at which HNSW takes over. Default `ANN_THRESHOLD`; `Infinity` keeps the exact scan. */
+  threshold?: number;
+  /** HNSW links per node. Default 16. */
+  m?: number;
+  /** HNSW build candidate list. Default 100. */
+  efConstruction?: number;
+  /** HNSW search candidate list. Default 64. */
+  efSearch?: number;
+  /** Quiet time after the last change before the index bytes are saved again. Default 2000 ms. */
+  saveDelayMs?: number;
+}
+
+/** Where index bytes live between sessions (a SQLite blob in the store itself). */
+export interface AnnStore {
+  read(): Uint8Array | null;
+  write(bytes: Uint8Array): void;
+}
+
+export type AnnState = 'off' | 'loading' | 'building' | 'ready' | 'failed';
+
+export interface AnnStatus {
+  state: AnnState;
+  /** Vectors in the HNSW graph (while building: so far). */
+  indexed: number;
+  vectors: number;
+  threshold: number;
+  /** 'bytes': restored from the saved index; 'build': built here. */
+  source: 'bytes' | 'build' | null;
+  loadMs: number | null;
+  buildMs: number | null;
+  saveMs: number | null;
+  error: string | null;
+}
+
+interface Dependencies {
+  store?: AnnStore | null;
+  logger?: Logger;
+  loadLibrary?: () => Promise<Hnswlib>;
+}
+
+/** Slice of work between yields while building, so writes and queries interleave with the build. */
+const SLICE_MS = 12;
+const BATCH = 32;
+const REBUILD_DELETED_RATIO = 0.25;
+
+/**
+ * The dense leg as the engine sees it: the exact flat scan always (the source of vectors, and the
+ * answer whenever HNSW is missing, stale or still building), plus an HNSW graph once the store
+ * reaches `threshold`. The graph is built in time slices in the background, kept in step with
+ * every add and remove, saved with a digest of the vectors it holds, and restored from those
+ * bytes at start when the digest still matches.
+ */
+export class AdaptiveVectorIndex implements VectorIndex {
+  readonly dim: number;
+  readonly #flat: FlatVectorIndex;
+  readonly #threshold: number;
+  readonly #params: HnswParams;
+  readonly #saveDelayMs: number;
+  readonly #store: AnnStore | null;
+  readonly #logger: Logger;
+  readonly #loadLibrary: () => Promise<Hnswlib>;
+  readonly #digest = new VectorDigest();
+  #hnsw: HnswVectorIndex | null = null;
+  #pending = new Set<number>();
+  #state: AnnState = 'off';
+  #epoch = 0;
+  #dirty = false;
+  #saveTimer: ReturnType<typeof setTimeout> | null = null;
+  #waiters: Array<() => void> = [];
+  #status: Omit<AnnStatus, 'state' | 'indexed' | 'vectors' | 'threshold'> = { source: null, loadMs: null, buildMs: null, saveMs: null, error: null };
+
+  constructor(flat: FlatVectorIndex, options: AnnOptions = {}, deps: Dependencies = {}) {
+    this.#flat = flat;
+    this.dim = flat.dim;
+    this.#threshold = options.threshold ?? ANN_THRESHOLD;
+    this.#params = {
+      ...HNSW_DEFAULTS,
+      ...(options.m !== undefined ? { m: options.m } : {}),
+      ...(options.efConstruction !== undefined ? { efConstruction: options.efConstruction } : {}),
+      ...(options.efSearch !== undefined ? { efSearch: options.efSearch } : {}),
+    };
+    this.#saveDelayMs = options.saveDelayMs ?? 2000;
+    this.#store = deps.store ?? null;
+    this.#logger = deps.logger ?? silentLogger;
+    this.#loadLibrary = deps.loadLibrary ?? loadHnswlib;
+  }
+
+  get kind(): string {
+    return this.#serving() ? this.#hnsw!.kind : this.#flat.kind;
+  }
+
+  get size(): number {
+    return this.#flat.size;
+  }
+
+  status(): AnnStatus {
+    return { state: this.#state, indexed: this.#hnsw?.size ?? 0, vectors: this.#flat.size, threshold: this.#threshold, ...this.#status };
+  }
+
+  add(no: number, vector: Float32Array): void {
+    const previous = this.#flat.get(no);
+    this.#flat.add(no, vector);
+    if (previous) this.#digest.remove(no, previous);
+    this.#digest.add(no, vector);
+    if (this.#hnsw && (this.#state === 'ready' || this.#hnsw.has(no))) this.#guard(() => this.#hnsw!.add(no, vector));
+    else if (this.#state === 'building') this.#pending.add(no);
+    this.#changed();
+  }
+
+  remove(no: number): boolean {
+    const previous = this.#flat.get(no);
+    if (!previous) return false;
+    this.#flat.remove(no);
+    this.#digest.remove(no, previous);
+    this.#pending.delete(no);
+    if (this.#hnsw?.has(no)) this.#guard(() => this.#hnsw!.remove(no));
+    if (this.#state === 'ready' && this.#hnsw && this.#hnsw.deletedRatio > REBUILD_DELETED_RATIO) this.#restart('many removals');
+    this.#changed();
+    return true;
+  }
+
+  has(no: number): boolean {
+    return this.#flat.has(no);
+  }
+
+  search(query: Float32Array, k: number, accept?: Accept): Scored[] {
+    if (this.#serving()) {
+      const hits = this.#hnsw!.search(query, k, accept);
+      // A selective filter can starve the graph walk; the exact scan then gives the full answer.
+      if (hits.length >= Math.min(k, this.#flat.size) || !accept) return hits;
+    }
+    return this.#flat.search(query, k, accept);
+  }
+
+  clear(): void {
+    this.#stop();
+    this.#flat.clear();
+    this.#digest.reset();
+    this.#state = 'off';
+  }
+
+  byteSize(): number {
+    return this.#flat.byteSize() + (this.#hnsw?.byteSize() ?? 0);
+  }
+
+  /** The exact index's bytes: the portable form (HNSW bytes live in the store, see AnnStore). */
+  save(): Uint8Array {
+    return this.#flat.save();
+  }
+
+  /** Resolves once HNSW is ready, has failed, or is not needed at this size. */
+  whenIndexed(): Promise<void> {
+    if (this.#state !== 'loading' && this.#state !== 'building' && !(this.#state === 'off' && this.#wanted())) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Saves unsaved index changes now (on close). */
+  flush(): void {
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    this.#saveTimer = null;
+    if (this.#dirty && this.#state === 'ready') this.#save();
+  }
+
+  /** Stops background work and frees the graph. */
+  dispose(): void {
+    this.#stop();
+    this.#state = 'off';
+    this.#settle();
+  }
+
+  #serving(): boolean {
+    return this.#state === 'ready' && this.#hnsw !== null && this.#flat.size >= this.#threshold;
+  }
+
+  #wanted(): boolean {
+    return this.#flat.size >= this.#threshold && Number.isFinite(this.#threshold);
+  }
+
+  #changed(): void {
+    if (this.#state === 'off' && this.#wanted()) this.#start();
+    if (this.#state === 'ready') {
+      this.#dirty = true;
+      this.#scheduleSave();
+    }
+  }
+
+  #guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  #fail(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.#logger('warn', `ann: HNSW disabled, the exact scan answers: ${message}`, { error: message });
+    this.#stop();
+    this.#state = 'failed';
+    this.#status.error = message;
+    this.#settle();
+  }
+
+  #stop(): void {
+    this.#epoch++;
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    this.#saveTimer = null;
+    this.#hnsw?.dispose();
+    this.#hnsw = null;
+    this.#pending.clear();
+    this.#dirty = false;
+  }
+
+  #restart(reason: string): void {
+    this.#logger('info', `ann: rebuilding HNSW (${reason})`);
+    this.#stop();
+    this.#state = 'off';
+    this.#changed();
+  }
+
+  #start(): void {
+    const epoch = ++this.#epoch;
+    this.#state = 'loading';
+    this.#loadLibrary().then(
+      (lib) => {
+        if (epoch !== this.#epoch) return;
+        if (!this.#restore(lib)) this.#build(lib, epoch);
+      },
+      (error: unknown) => {
+        if (epoch === this.#epoch) this.#fail(error);
+      },
+    );
+  }
+
+  /** Adopts the saved index when it was built from exactly the vectors held now. */
+  #restore(lib: Hnswlib): boolean {
+    const bytes = this.#store?.read();
+    if (!bytes) return false;
+    const started = now();
+    try {
+      const record = decodeAnn(bytes);
+      const fits = record.dim === this.dim && record.nos.length === this.#flat.size && this.#digest.equals(record.digest)
+        && record.params.m === this.#params.m && record.params.efConstruction === this.#params.efConstruction;
+      if (!fits) {
+        this.#logger('info', 'ann: saved HNSW index is stale, rebuilding in the background');
+        return false;
+      }
+      this.#hnsw = HnswVectorIndex.load(lib, this.dim, record.payload, record.nos, record.deleted, this.#params);
+    } catch (error) {
+      this.#logger('warn', `ann: saved HNSW index unusable, rebuilding: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+    this.#status.loadMs = now() - started;
+    this.#status.source = 'bytes';
+    this.#state = 'ready';
+    this.#logger('info', `ann: HNSW restored from saved bytes in ${this.#status.loadMs.toFixed(1)} ms`, { vectors: this.#flat.size });
+    this.#settle();
+    return true;
+  }
+
+  #build(lib: Hnswlib, epoch: number): void {
+    const started = now();
+    try {
+      this.#hnsw = new HnswVectorIndex(lib, this.dim, this.#params, Math.ceil(this.#flat.size * 1.25));
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    this.#pending = new Set(this.#flat.nos());
+    this.#state = 'building';
+    const slice = () => {
+      if (epoch !== this.#epoch) return;
+      const until = now() + SLICE_MS;
+      try {
+        while (this.#pending.size > 0 && now() < until) {
+          const nos: number[] = [];
+          const vectors: Float32Array[] = [];
+          for (const no of this.#pending) {
+            this.#pending.delete(no);
+            const vector = this.#flat.get(no);
+            if (vector) {
+              nos.push(no);
+              vectors.push(vector);
+            }
+            if (nos.length === BATCH) break;
+          }
+          if (nos.length > 0) this.#hnsw!.addMany(nos, vectors);
+        }
+      } catch (error) {
+        this.#fail(error);
+        return;
+      }
+      if (this.#pending.size > 0) {
+        setTimeout(slice, 0);
+        return;
+      }
+      this.#status.buildMs = now() - started;
+      this.#status.source = 'build';
+      this.#state = 'ready';
+      this.#logger('info', `ann: HNSW built over ${this.#hnsw!.size} vectors in ${(this.#status.buildMs / 1000).toFixed(1)} s`, { vectors: this.#hnsw!.size });
+      this.#save();
+      this.#settle();
+    };
+    setTimeout(slice, 0);
+  }
+
+  #scheduleSave(): void {
+    if (!this.#store) return;
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    this.#saveTimer = later(() => {
+      this.#saveTimer = null;
+      if (this.#dirty && this.#state === 'ready') this.#save();
+    }, this.#saveDelayMs);
+  }
+
+  #save(): void {
+    if (!this.#store || !this.#hnsw) return;
+    const started = now();
+    try {
+      const payload = this.#hnsw.save();
+      this.#store.write(encodeAnn({ dim: this.dim, digest: [this.#digest.a, this.#digest.b], params: this.#params, nos: this.#hnsw.nos(), deleted: this.#hnsw.deletedNos(), payload }));
+      this.#dirty = false;
+      this.#status.saveMs = now() - started;
+    } catch (error) {
+      // The exact scan and a rebuild at the next start cover for a failed save; nothing is lost.
+      this.#logger('warn', `ann: saving the HNSW index failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  #settle(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+function now(): number {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
+
+/** A save timer must not keep a Node process alive (the build's slices do, so awaiting it works). */
+function later(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
+  const timer = setTimeout(fn, ms);
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+}

@@ -1,0 +1,126 @@
+import { HybridMindError } from '../../errors.js';
+import type { HnswParams } from './hnsw-index.js';
+
+/**
+ * The persisted form of an approximate index: a header that ties the bytes to the vectors they
+ * were built from, then hnswlib's serialisation. Layout (little-endian):
+ * "HMAN" | u32 version | u32 dim | u32 count | u32 digestA | u32 digestB | u32 checksum |
+ * u32 m | u32 efConstruction | u32 payloadBytes | u32 deletedCount | count × i32 no |
+ * deletedCount × i32 no (removed, still occupying hnswlib slots) | payload.
+ */
+const MAGIC = 0x4e414d48; // "HMAN" read as a little-endian u32
+const VERSION = 1;
+const HEADER = 44;
+
+export interface AnnRecord {
+  dim: number;
+  /** What the index was built from (see `VectorDigest`): stale bytes are never served. */
+  digest: [number, number];
+  params: Pick<HnswParams, 'm' | 'efConstruction'>;
+  nos: Int32Array;
+  deleted: Int32Array;
+  payload: Uint8Array;
+}
+
+export function encodeAnn(record: AnnRecord): Uint8Array {
+  const { nos, deleted, payload } = record;
+  const labels = nos.length + deleted.length;
+  const out = new Uint8Array(HEADER + labels * 4 + payload.length);
+  const view = new DataView(out.buffer);
+  const fields = [MAGIC, VERSION, record.dim, nos.length, record.digest[0], record.digest[1], 0, record.params.m, record.params.efConstruction, payload.length, deleted.length];
+  fields.forEach((value, i) => view.setUint32(i * 4, value >>> 0, true));
+  for (let i = 0; i < nos.length; i++) view.setInt32(HEADER + i * 4, nos[i]!, true);
+  for (let i = 0; i < deleted.length; i++) view.setInt32(HEADER + (nos.length + i) * 4, deleted[i]!, true);
+  out.set(payload, HEADER + labels * 4);
+  view.setUint32(24, checksum(out.subarray(HEADER)), true);
+  return out;
+}
+
+/** Parses and verifies bytes from `encodeAnn`; anything inconsistent is `CORRUPT`. */
+export function decodeAnn(bytes: Uint8Array): AnnRecord {
+  const corrupt = (what: string) => new HybridMindError('CORRUPT', 'ann.load', what);
+  if (bytes.length < HEADER) throw corrupt(`index bytes are ${bytes.length} long, shorter than the ${HEADER}-byte header`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const u32 = (i: number) => view.getUint32(i * 4, true);
+  if (u32(0) !== MAGIC) throw corrupt('not a HybridMind ANN index (bad magic)');
+  if (u32(1) !== VERSION) throw corrupt(`unsupported ANN format version ${u32(1)}, expected ${VERSION}`);
+  const count = u32(3);
+  const payloadBytes = u32(9);
+  const deletedCount = u32(10);
+  const expected = HEADER + (count + deletedCount) * 4 + payloadBytes;
+  if (bytes.length !== expected) throw corrupt(`expected ${expected} bytes, received ${bytes.length}`);
+  const sum = checksum(bytes.subarray(HEADER));
+  if (sum !== u32(6)) throw corrupt(`checksum mismatch: stored ${u32(6)}, computed ${sum}`);
+  const nos = new Int32Array(count);
+  for (let i = 0; i < count; i++) nos[i] = view.getInt32(HEADER + i * 4, true);
+  const deleted = new Int32Array(deletedCount);
+  for (let i = 0; i < deletedCount; i++) deleted[i] = view.getInt32(HEADER + (count + i) * 4, true);
+  return {
+    dim: u32(2),
+    digest: [u32(4), u32(5)],
+    params: { m: u32(7), efConstruction: u32(8) },
+    nos,
+    deleted,
+    payload: bytes.subarray(HEADER + (count + deletedCount) * 4),
+  };
+}
+
+/**
+ * FNV-1a over 32-bit words (bytes for the tail): catches torn or truncated writes at ~1 GB/s in
+ * JS, which a 17 MB index needs; it is not a cryptographic hash.
+ */
+export function checksum(bytes: Uint8Array): number {
+  let h = 0x811c9dc5;
+  const words = bytes.byteLength >>> 2;
+  const aligned = (bytes.byteOffset & 3) === 0;
+  const view = aligned ? new Uint32Array(bytes.buffer, bytes.byteOffset, words) : null;
+  const dv = aligned ? null : new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < words; i++) {
+    h = Math.imul(h ^ (view ? view[i]! : dv!.getUint32(i * 4, true)), 0x01000193);
+  }
+  for (let i = words * 4; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * An order-independent fingerprint of a set of (no, vector) pairs, updated in O(dim) per change:
+ * two 32-bit sums of per-entry hashes with different seeds. It stands for the store generation
+ * of the vectors: equal digests mean the saved index was built from exactly these vectors.
+ */
+export class VectorDigest {
+  a = 0;
+  b = 0;
+
+  add(no: number, vector: Float32Array): void {
+    const [x, y] = entryHash(no, vector);
+    this.a = (this.a + x) >>> 0;
+    this.b = (this.b + y) >>> 0;
+  }
+
+  remove(no: number, vector: Float32Array): void {
+    const [x, y] = entryHash(no, vector);
+    this.a = (this.a - x) >>> 0;
+    this.b = (this.b - y) >>> 0;
+  }
+
+  reset(): void {
+    this.a = 0;
+    this.b = 0;
+  }
+
+  equals(digest: readonly [number, number]): boolean {
+    return this.a === digest[0] && this.b === digest[1];
+  }
+}
+
+function entryHash(no: number, vector: Float32Array): [number, number] {
+  const words = new Uint32Array(vector.buffer, vector.byteOffset, vector.length);
+  let x = Math.imul(0x811c9dc5 ^ no, 0x01000193);
+  let y = Math.imul(0x9747b28c ^ no, 0x5bd1e995);
+  for (let i = 0; i < words.length; i++) {
+    x = Math.imul(x ^ words[i]!, 0x01000193);
+    y = Math.imul(y ^ words[i]!, 0x5bd1e995);
+    y ^= y >>> 15;
+  }
+  return [x >>> 0, y >>> 0];
+}

@@ -1,0 +1,104 @@
+import { HybridMindError } from '../../errors.js';
+import { FS_PROPERTY, HNSWLIB_CHUNK, patchHnswlib } from './hnswlib-patch.js';
+
+/** The parts of hnswlib-wasm's `HierarchicalNSW` HybridMind uses (0.8.2 signatures). */
+export interface HnswNative {
+  initIndex(maxElements: number, m: number, efConstruction: number, randomSeed: number): void;
+  readIndex(filename: string, maxElements: number): void;
+  writeIndex(filename: string): void;
+  resizeIndex(maxElements: number): void;
+  addPoint(point: Float32Array, label: number, replaceDeleted: boolean): void;
+  addPoints(points: Float32Array[], labels: number[], replaceDeleted: boolean): void;
+  markDelete(label: number): void;
+  unmarkDelete(label: number): void;
+  searchKnn(query: Float32Array, k: number, filter: ((label: number) => boolean) | undefined): { distances: number[]; neighbors: number[] };
+  getMaxElements(): number;
+  getCurrentCount(): number;
+  setEfSearch(ef: number): void;
+  delete(): void;
+}
+
+interface EmscriptenFs {
+  mkdir(path: string): void;
+  readFile(path: string): Uint8Array;
+  writeFile(path: string, data: Uint8Array): void;
+  unlink(path: string): void;
+  analyzePath(path: string): { exists: boolean };
+}
+
+/** A loaded hnswlib-wasm module with its in-memory file system. */
+export interface Hnswlib {
+  HierarchicalNSW: new (space: 'ip' | 'l2' | 'cosine', dim: number, autoSaveFilename: string) => HnswNative;
+  getExceptionMessage(error: unknown): [string, string];
+  readonly fs: EmscriptenFs;
+}
+
+/** Where hnswlib-wasm reads and writes index files (its own fixed prefix). */
+export const HNSW_DIR = '/hnswlib-index';
+
+let loading: Promise<Hnswlib> | undefined;
+
+/**
+ * Loads hnswlib-wasm once per JS realm. In Node and Deno the package's chunk is patched while it
+ * loads; in bundles the `hybridmind/vite` plugin patched it at build time. The library's C++
+ * exceptions are `WebAssembly.Exception`s, which cannot cross a worker boundary; callers translate
+ * them with `hnswError`.
+ */
+export function loadHnswlib(): Promise<Hnswlib> {
+  loading ??= importModule().then(
+    async (factory) => {
+      const module = (await factory({ print: () => {}, printErr: () => {} })) as Record<string, unknown>;
+      const fs = module[FS_PROPERTY] as EmscriptenFs | undefined;
+      if (!fs) {
+        throw new HybridMindError('UNSUPPORTED', 'loadHnswlib',
+          "hnswlib-wasm was bundled without HybridMind's patch; add the plugin from 'hybridmind/vite' to your bundler config (plugins and worker.plugins)");
+      }
+      if (!fs.analyzePath(HNSW_DIR).exists) fs.mkdir(HNSW_DIR);
+      return {
+        HierarchicalNSW: module['HierarchicalNSW'] as Hnswlib['HierarchicalNSW'],
+        getExceptionMessage: module['getExceptionMessage'] as Hnswlib['getExceptionMessage'],
+        fs,
+      };
+    },
+  ).catch((cause: unknown) => {
+    loading = undefined;
+    if (cause instanceof HybridMindError) throw cause;
+    throw new HybridMindError('UNSUPPORTED', 'loadHnswlib', `hnswlib-wasm failed to load: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  });
+  return loading;
+}
+
+type Factory = (moduleArg: object) => Promise<unknown>;
+
+async function importModule(): Promise<Factory> {
+  const g = globalThis as { process?: { versions?: { node?: string } }; Deno?: unknown; document?: unknown; WorkerGlobalScope?: unknown };
+  const server = (g.process?.versions?.node !== undefined || g.Deno !== undefined) && g.document === undefined && g.WorkerGlobalScope === undefined;
+  if (server) {
+    // Computed specifiers keep browser bundlers from following the server-only path.
+    const nodeModule = 'node:module';
+    const nodeFs = 'node:fs/promises';
+    const { createRequire } = (await import(/* @vite-ignore */ nodeModule)) as typeof import('node:module');
+    const { readFile } = (await import(/* @vite-ignore */ nodeFs)) as typeof import('node:fs/promises');
+    const file = createRequire(import.meta.url).resolve(`hnswlib-wasm/dist/${HNSWLIB_CHUNK}`);
+    const code = patchHnswlib(await readFile(file, 'utf8'));
+    const url = `data:text/javascript;charset=utf-8,${encodeURIComponent(code)}`;
+    return ((await import(/* @vite-ignore */ url)) as { default: Factory }).default;
+  }
+  return ((await import('hnswlib-wasm/dist/hnswlib-317962d7.js')) as { default: Factory }).default;
+}
+
+/** Turns whatever hnswlib threw (often a `WebAssembly.Exception`) into a plain, cloneable error. */
+export function hnswError(lib: Hnswlib | null, method: string, cause: unknown): HybridMindError {
+  if (cause instanceof HybridMindError) return cause;
+  let message: string;
+  if (typeof WebAssembly !== 'undefined' && 'Exception' in WebAssembly && cause instanceof (WebAssembly as unknown as { Exception: new () => object }).Exception && lib) {
+    try {
+      message = lib.getExceptionMessage(cause).filter(Boolean).join(': ');
+    } catch {
+      message = 'a C++ exception';
+    }
+  } else {
+    message = cause instanceof Error ? cause.message : String(cause);
+  }
+  return new HybridMindError('STORAGE', method, `hnswlib: ${message}`);
+}

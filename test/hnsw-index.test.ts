@@ -1,0 +1,186 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HybridMindError } from '../src/errors.js';
+import { decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js';
+import { AdaptiveVectorIndex, type AnnStore } from '../src/legs/vector/adaptive-index.js';
+import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
+import { HnswVectorIndex } from '../src/legs/vector/hnsw-index.js';
+import { loadHnswlib, type Hnswlib } from '../src/legs/vector/hnswlib-loader.js';
+import { HybridMemory } from '../src/index.js';
+import { clusteredVectors, exactTop } from './support/clustered-vectors.js';
+
+let lib: Hnswlib;
+beforeAll(async () => {
+  lib = await loadHnswlib();
+});
+
+function memoryStore(): AnnStore & { bytes: Uint8Array | null; writes: number } {
+  const store = {
+    bytes: null as Uint8Array | null,
+    writes: 0,
+    read: () => store.bytes,
+    write: (b: Uint8Array) => {
+      store.bytes = b.slice();
+      store.writes++;
+    },
+  };
+  return store;
+}
+
+describe('HnswVectorIndex', () => {
+  const pool = clusteredVectors(4100, { seed: 11 });
+  const vectors = pool.slice(0, 4000);
+  const queries = pool.slice(4000);
+
+  it('finds ≥ 95% of the exact top 10 at the default efSearch (64)', () => {
+    const index = new HnswVectorIndex(lib, 384);
+    index.addMany(vectors.map((_, i) => i), vectors);
+    let found = 0;
+    for (const q of queries) {
+      const truth = new Set(exactTop(vectors, q, 10));
+      found += index.search(q, 10).filter((h) => truth.has(h.no)).length;
+    }
+    const recall = found / (queries.length * 10);
+    expect(recall).toBeGreaterThanOrEqual(0.95);
+    index.dispose();
+  });
+
+  it('round-trips through save and load with identical answers', () => {
+    const index = new HnswVectorIndex(lib, 384);
+    const some = vectors.slice(0, 500);
+    index.addMany(some.map((_, i) => i), some);
+    index.remove(3);
+    const bytes = index.save();
+    const restored = HnswVectorIndex.load(lib, 384, bytes, index.nos(), index.deletedNos());
+    expect(restored.size).toBe(499);
+    expect(restored.has(3)).toBe(false);
+    for (const q of queries.slice(0, 10)) expect(restored.search(q, 10)).toEqual(index.search(q, 10));
+    restored.add(3, some[3]!);
+    expect(restored.search(some[3]!, 1)[0]!.no).toBe(3);
+    index.dispose();
+    restored.dispose();
+  });
+
+  it('applies the accept filter, replaces vectors and grows past its capacity', () => {
+    const index = new HnswVectorIndex(lib, 384, {}, 16);
+    index.addMany(vectors.slice(0, 1500).map((_, i) => i), vectors.slice(0, 1500));
+    expect(index.size).toBe(1500);
+    const hits = index.search(vectors[10]!, 5, (no) => no % 2 === 1);
+    expect(hits.every((h) => h.no % 2 === 1)).toBe(true);
+    index.add(10, vectors[2000]!);
+    expect(index.search(vectors[2000]!, 1)[0]!.no).toBe(10);
+    index.dispose();
+  });
+
+  it('throws DIMENSION_MISMATCH for a vector of another length', () => {
+    const index = new HnswVectorIndex(lib, 384);
+    expect(() => index.add(1, new Float32Array(3))).toThrowError(expect.objectContaining({ code: 'DIMENSION_MISMATCH' }));
+    index.dispose();
+  });
+
+  it('refuses corrupt index bytes with CORRUPT, never a partial index', () => {
+    const record = { dim: 384, digest: [1, 2] as [number, number], params: { m: 16, efConstruction: 100 }, nos: new Int32Array([1, 2]), deleted: new Int32Array([5]), payload: new Uint8Array([9, 9, 9, 9, 9]) };
+    const bytes = encodeAnn(record);
+    expect(decodeAnn(bytes)).toMatchObject({ nos: record.nos, deleted: record.deleted });
+    const flipped = bytes.slice();
+    flipped[bytes.length - 1] = 0;
+    expect(() => decodeAnn(flipped)).toThrowError(expect.objectContaining({ code: 'CORRUPT' }));
+    expect(() => decodeAnn(bytes.subarray(0, 20))).toThrowError(HybridMindError);
+    expect(() => HnswVectorIndex.load(lib, 384, new Uint8Array(64), [1])).toThrowError(expect.objectContaining({ code: 'CORRUPT' }));
+  });
+});
+
+describe('AdaptiveVectorIndex', () => {
+  const vectors = clusteredVectors(900, { seed: 21 });
+
+  function fill(index: AdaptiveVectorIndex, count = vectors.length): void {
+    for (let i = 0; i < count; i++) index.add(i, vectors[i]!);
+  }
+
+  it('answers with the exact scan below the threshold and while HNSW builds, then switches', async () => {
+    const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 600 });
+    fill(index, 500);
+    await index.whenIndexed();
+    expect(index.status().state).toBe('off');
+    fill(index);
+    expect(index.status().state).toBe('loading');
+    const exact = index.search(vectors[7]!, 5);
+    expect(exact[0]!.no).toBe(7);
+    await index.whenIndexed();
+    expect(index.status()).toMatchObject({ state: 'ready', indexed: 900, source: 'build' });
+    expect(index.kind).toBe('hnsw-wasm');
+    expect(index.search(vectors[7]!, 5)[0]!.no).toBe(7);
+    index.dispose();
+  });
+
+  it('keeps writes flowing during the build and indexes what arrived meanwhile', async () => {
+    const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 });
+    fill(index, 400);
+    await new Promise((r) => setTimeout(r, 5));
+    for (let i = 400; i < 900; i++) index.add(i, vectors[i]!);
+    index.remove(5);
+    await index.whenIndexed();
+    expect(index.status().indexed).toBe(899);
+    expect(index.search(vectors[850]!, 1)[0]!.no).toBe(850);
+    expect(index.search(vectors[5]!, 10).some((h) => h.no === 5)).toBe(false);
+    index.dispose();
+  });
+
+  it('restores saved bytes when the vectors match, and rebuilds when they are stale', async () => {
+    const store = memoryStore();
+    const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
+    fill(first);
+    await first.whenIndexed();
+    expect(store.writes).toBe(1);
+    first.dispose();
+
+    const second = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
+    fill(second);
+    await second.whenIndexed();
+    expect(second.status()).toMatchObject({ state: 'ready', source: 'bytes' });
+    expect(second.search(vectors[42]!, 3)[0]!.no).toBe(42);
+    second.dispose();
+
+    const third = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
+    fill(third);
+    third.add(0, vectors[1]!); // one changed vector makes the saved index stale
+    await third.whenIndexed();
+    expect(third.status()).toMatchObject({ state: 'ready', source: 'build' });
+    third.dispose();
+  });
+
+  it('falls back to the exact scan when hnswlib cannot load, and says why', async () => {
+    const logs: string[] = [];
+    const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 10 }, {
+      loadLibrary: () => Promise.reject(new Error('EvalError: no eval here')),
+      logger: (_level, message) => logs.push(message),
+    });
+    fill(index, 50);
+    await index.whenIndexed();
+    expect(index.status().state).toBe('failed');
+    expect(index.search(vectors[3]!, 1)[0]!.no).toBe(3);
+    expect(logs.join('\n')).toContain('exact scan answers');
+    index.dispose();
+  });
+});
+
+describe('HybridMemory with HNSW', () => {
+  it('saves the index in the database and restores it when the store is reopened', async () => {
+    const vectors = clusteredVectors(300, { seed: 31 });
+    const logs: string[] = [];
+    const logger = (_l: string, m: string) => logs.push(m);
+    const mem = await HybridMemory.open({ embedder: null, ann: { threshold: 200 }, logger });
+    await mem.storeMany(vectors.map((embedding, i) => ({ id: `m${i}`, text: `memory number ${i}`, embedding })));
+    for (let i = 0; i < 200 && !logs.some((m) => m.includes('HNSW built')); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(logs.some((m) => m.includes('HNSW built over 300'))).toBe(true);
+    const bytes = await mem.exportDatabase();
+    const exactAnswer = await mem.recall('anything', { mode: 'vector', queryEmbedding: vectors[17]!, k: 3 });
+    await mem.close();
+
+    const reopened = await HybridMemory.open({ storage: { bytes }, ann: { threshold: 200 }, logger });
+    for (let i = 0; i < 100 && !logs.some((m) => m.includes('restored from saved bytes')); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(logs.some((m) => m.includes('restored from saved bytes'))).toBe(true);
+    const answer = await reopened.recall('anything', { mode: 'vector', queryEmbedding: vectors[17]!, k: 3 });
+    expect(answer.map((h) => h.id)).toEqual(exactAnswer.map((h) => h.id));
+    await reopened.close();
+  });
+});
