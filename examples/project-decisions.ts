@@ -6,14 +6,13 @@
  *   npm run example
  */
 import { HybridMemory, type Hit } from '../src/index.js';
-import { exampleEmbedder } from './embedder.js';
 
 const day = 86_400_000;
 const now = Date.parse('2026-11-30T12:00:00Z');
 const ago = (days: number) => now - days * day;
 
-const embedder = await exampleEmbedder();
-const mem = await HybridMemory.open({ embedder, now: () => now });
+// No embedder given: all-MiniLM-L6-v2 from the folder `npm run model:fetch` filled.
+const mem = await HybridMemory.open({ now: () => now });
 
 await mem.storeMany([
   { id: 'adr-003', kind: 'decision', createdAt: ago(420), text: 'ADR-003: store agent memory in IndexedDB through Dexie; simple and available everywhere.' },
@@ -46,7 +45,7 @@ function show(query: string, hits: Hit[]): void {
   }
 }
 
-show('Which storage did we decide on for agent memory?', await mem.recall('Which storage did we decide on for agent memory?', { k: 3 }));
+show('Which storage did we decide on for agent memory?', await mem.recall('Which storage did we decide on for agent memory?', { k: 4 }));
 show('Order #4821', await mem.recall('Order #4821', { k: 2 }));
 show('What could make the search endpoint slow at night?', await mem.recall('What could make the search endpoint slow at night?', { k: 5, depth: 3 }));
 show('Storage decision as of a year ago', await mem.recall('Which storage did we decide on for agent memory?', { k: 2, asOf: ago(365) }));

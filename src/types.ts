@@ -128,7 +128,8 @@ export interface RecallOptions {
   halfLifeDays?: number;
   /**
    * Hybrid mode: factor applied to the fused score of memories that are not true at the
-   * reference time (superseded, expired or not yet valid). Default 0.5; 1 turns it off.
+   * reference time (superseded, expired or not yet valid). Default 0.8; 1 turns it off. A memory
+   * that supersedes a hit is first lifted to at least that hit's score.
    */
   historicalWeight?: number;
   filter?: RecallFilter;

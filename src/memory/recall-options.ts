@@ -28,7 +28,7 @@ export const RECALL_DEFAULTS = {
   depth: 2,
   edgeTypes: [] as string[],
   halfLifeDays: 180,
-  historicalWeight: 0.5,
+  historicalWeight: 0.8,
   includeHistorical: true,
   explain: true,
 };

@@ -1,6 +1,6 @@
-import { reciprocalRankFusion, tiedRanks, type Fused, type RankedList } from '../fusion/rrf.js';
+import { reciprocalRankFusion, sortFused, tiedRanks, type Fused, type RankedList } from '../fusion/rrf.js';
 import { linearFusion } from '../fusion/linear.js';
-import type { GraphIndex, GraphHit } from '../legs/graph/graph-index.js';
+import { sameGraphRank, type GraphIndex, type GraphHit } from '../legs/graph/graph-index.js';
 import { isCompound } from '../legs/lexical/tokenizer.js';
 import { rankByTime, recordedBy, statusAt, recencyWeight, type TimeRanked } from '../legs/time/temporal.js';
 import type { Accept, LexicalHit, LexicalIndex, Scored, VectorIndex } from '../legs/types.js';
@@ -111,17 +111,26 @@ export function fuse(parts: RecallParts, o: ResolvedRecall, lists: LegLists, now
     const only = lists[o.mode] ?? [];
     return only.map((h) => ({ no: h.no, score: h.score }));
   }
-  return discountHistorical(fuseHybrid(o, lists, tieBreak), status, o.historicalWeight, tieBreak);
+  const accept = scope(parts, o, now).accept;
+  return reweighHistorical(parts, fuseHybrid(o, lists, tieBreak), status, accept, o.historicalWeight, tieBreak);
 }
 
 /**
- * A memory that is no longer true keeps only `historicalWeight` of its fused score, so the fact
- * that replaced it ranks first even when the old wording matches the query better.
+ * What is no longer true yields to what replaced it. A memory that supersedes a hit is lifted to
+ * at least that hit's score (joining the answer if no leg found it), so the current fact comes
+ * first even when the old wording matches the query better; ties go to the current one. Every
+ * historical hit then keeps `historicalWeight` of its score.
  */
-function discountHistorical(fused: Fused[], status: (no: number) => number, weight: number, tieBreak: (a: number, b: number) => number): Fused[] {
-  if (weight === 1) return fused;
-  const out = fused.map((f) => (status(f.no) === 1 ? { no: f.no, score: f.score * weight } : f));
-  return out.sort((a, b) => b.score - a.score || tieBreak(a.no, b.no));
+function reweighHistorical(parts: RecallParts, fused: Fused[], status: (no: number) => number, accept: Accept, weight: number, tieBreak: (a: number, b: number) => number): Fused[] {
+  const scores = new Map(fused.map((f) => [f.no, f.score]));
+  for (const f of fused) {
+    if (status(f.no) === 0) continue;
+    for (const newer of parts.graph.sources(f.no, 'SUPERSEDES')) {
+      if (accept(newer) && status(newer) === 0) scores.set(newer, Math.max(scores.get(newer) ?? 0, f.score));
+    }
+  }
+  for (const [no, score] of scores) if (status(no) === 1) scores.set(no, score * weight);
+  return sortFused(scores, tieBreak);
 }
 
 function fuseHybrid(o: ResolvedRecall, lists: LegLists, tieBreak: (a: number, b: number) => number): Fused[] {
@@ -152,13 +161,13 @@ function fuseHybrid(o: ResolvedRecall, lists: LegLists, tieBreak: (a: number, b:
 
 const LEGS = ['vector', 'lexical', 'graph', 'time'] as const;
 
-/** Each leg's ranks with ties shared: equal scores; for the graph equal distance and weight; for time equal status and weight. */
+/** Each leg's ranks with ties shared: equal scores; for the graph all but the number equal; for time equal status and weight. */
 function legRanks(lists: LegLists): Partial<Record<LegName, number[]>> {
   const byScore = (a: Scored, b: Scored) => a.score === b.score;
   return {
     ...(lists.vector ? { vector: tiedRanks(lists.vector, byScore) } : {}),
     ...(lists.lexical ? { lexical: tiedRanks(lists.lexical, byScore) } : {}),
-    ...(lists.graph ? { graph: tiedRanks(lists.graph, (a, b) => a.distance === b.distance && a.weight === b.weight) } : {}),
+    ...(lists.graph ? { graph: tiedRanks(lists.graph, sameGraphRank) } : {}),
     ...(lists.time ? { time: tiedRanks(lists.time, (a, b) => a.status === b.status && a.score === b.score) } : {}),
   };
 }

@@ -34,6 +34,18 @@ export interface Reached {
 export interface GraphHit extends Reached {
   /** Proximity 1 / (1 + distance). */
   score: number;
+  /** Position of the anchor this memory was reached from, 0 for the strongest. */
+  anchorRank: number;
+}
+
+/** Graph leg order: nearer first, then reached from a stronger anchor, then over a heavier edge. */
+export function compareHits(a: GraphHit, b: GraphHit): number {
+  return a.distance - b.distance || a.anchorRank - b.anchorRank || b.weight - a.weight || a.no - b.no;
+}
+
+/** Hits the graph leg cannot tell apart: they share a rank. */
+export function sameGraphRank(a: GraphHit, b: GraphHit): boolean {
+  return a.distance === b.distance && a.anchorRank === b.anchorRank && a.weight === b.weight;
 }
 
 /**
@@ -113,23 +125,23 @@ export class GraphIndex {
   }
 
   /**
-   * The graph leg's ranked list: memories near the anchors, by distance, then arrival weight,
-   * then number. Each anchor is walked on its own and a node's distance is its distance to the
-   * nearest *other* anchor, so an anchor is listed only when another anchor leads to it: listing
-   * every anchor at distance 0 would just repeat the votes that made them anchors.
+   * The graph leg's ranked list: memories near the anchors, by distance, then by how strong the
+   * anchor they were reached from is (`anchors` come best first), then arrival weight, then number.
+   * Each anchor is walked on its own and a node keeps its best arrival, so an anchor is listed
+   * only when another anchor leads to it: listing every anchor at distance 0 would just repeat
+   * the votes that made them anchors.
    */
   search(anchors: readonly number[], options: WalkOptions & { accept?: Accept; k: number }): GraphHit[] {
-    const best = new Map<number, Reached>();
-    for (const anchor of new Set(anchors)) {
+    const best = new Map<number, GraphHit>();
+    [...new Set(anchors)].forEach((anchor, anchorRank) => {
       for (const r of this.walk([anchor], options).values()) {
         if (r.no === anchor || (options.accept && !options.accept(r.no))) continue;
+        const hit: GraphHit = { ...r, anchorRank, score: 1 / (1 + r.distance) };
         const prior = best.get(r.no);
-        if (!prior || r.distance < prior.distance || (r.distance === prior.distance && r.weight > prior.weight)) best.set(r.no, r);
+        if (!prior || compareHits(hit, prior) < 0) best.set(r.no, hit);
       }
-    }
-    const hits: GraphHit[] = [...best.values()].map((r) => ({ ...r, score: 1 / (1 + r.distance) }));
-    hits.sort((a, b) => a.distance - b.distance || b.weight - a.weight || a.no - b.no);
-    return hits.slice(0, options.k);
+    });
+    return [...best.values()].sort(compareHits).slice(0, options.k);
   }
 
   /** Shortest path as node numbers (both ends included), or null when none within `maxDepth`. */
@@ -140,8 +152,15 @@ export class GraphIndex {
     return found ? [...found.via, to] : null;
   }
 
-  edgeAttributes(id: string): GraphEdgeAttributes | undefined {
-    return this.#graph.hasEdge(id) ? this.#graph.getEdgeAttributes(id) : undefined;
+  /** Memories with an edge of `type` pointing at `no` (e.g. what supersedes it). */
+  sources(no: number, type: string): number[] {
+    const key = String(no);
+    if (!this.#graph.hasNode(key)) return [];
+    const out: number[] = [];
+    this.#graph.forEachInEdge(key, (_edge, attrs, source) => {
+      if (attrs.type === type) out.push(Number(source));
+    });
+    return out;
   }
 
   #forEachStep(no: number, direction: Direction, visit: (edge: string, attrs: GraphEdgeAttributes, neighbour: number) => void): void {
