@@ -7,10 +7,6 @@ import { silentLogger, type Logger } from '../logger.js';
 import type { SqlDriver } from '../storage/driver.js';
 import { Repository, type MemoryRow } from '../storage/repository.js';
 import { SCHEMA_VERSION } from '../storage/schema.js';
-import type { SnapshotLimits } from '../snapshot/format.js';
-import { openSnapshot } from '../snapshot/read.js';
-import { replaceContent } from '../snapshot/replace.js';
-import { writeSnapshot } from '../snapshot/write.js';
 import type {
   CompareResult, Direction, Edge, Hit, MemoryInput, MemoryPatch, MemoryRecord, Readiness, RecallDefaults,
   RecallOptions, RecallReport, RelateOptions, Stats, TraceOptions, TraceResult,
@@ -48,9 +44,6 @@ export interface OpenOptions {
   ann?: AnnOptions | false;
 }
 
-/** `HybridMemory.importSnapshot` options: those of `open` (the storage is the snapshot) plus reader limits. */
-export type ImportSnapshotOptions = Omit<OpenOptions, 'storage'> & { limits?: SnapshotLimits };
-
 const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel', 'ann']);
 
 /**
@@ -64,15 +57,12 @@ const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recal
  */
 export class HybridMemory {
   readonly #repo: Repository;
-  // The next three are replaced together, and only by restoreSnapshot().
-  #indexes: Indexes;
-  #enrichment: EnrichmentQueue | null;
-  #writer: Writer;
+  readonly #indexes: Indexes;
   readonly #embedder: Embedder | null;
+  readonly #enrichment: EnrichmentQueue | null;
   readonly #now: () => number;
   readonly #defaults: ResolvedDefaults;
-  readonly #logger: Logger;
-  readonly #enrichmentOptions: EnrichmentOptions | undefined;
+  readonly #writer: Writer;
   #closed = false;
 
   private constructor(repo: Repository, indexes: Indexes, embedder: Embedder | null, now: () => number, logger: Logger, defaults: ResolvedDefaults, enrichment: EnrichmentOptions | undefined) {
@@ -81,15 +71,10 @@ export class HybridMemory {
     this.#embedder = embedder;
     this.#now = now;
     this.#defaults = defaults;
-    this.#logger = logger;
-    this.#enrichmentOptions = enrichment;
-    this.#enrichment = this.#newEnrichmentQueue();
+    this.#enrichment = embedder
+      ? new EnrichmentQueue(embedder, { textOf: (no) => this.#textOf(no), commit: (batch) => this.#writer.commitVectors(batch) }, logger, enrichment)
+      : null;
     this.#writer = new Writer(repo, indexes, this.#enrichment, now);
-  }
-
-  #newEnrichmentQueue(): EnrichmentQueue | null {
-    if (!this.#embedder) return null;
-    return new EnrichmentQueue(this.#embedder, { textOf: (no) => this.#textOf(no), commit: (batch) => this.#writer.commitVectors(batch) }, this.#logger, this.#enrichmentOptions);
   }
 
   /** Opens (or creates) a store and rebuilds its indexes from SQLite. */
@@ -276,78 +261,6 @@ export class HybridMemory {
     this.#open('exportDatabase');
     if (!this.#repo.db.serialize) throw new HybridMindError('UNSUPPORTED', 'exportDatabase', `storage ${this.#repo.db.name} cannot serialise itself`);
     return this.#repo.db.serialize();
-  }
-
-  /**
-   * The store as a `.mind.zip` (src/snapshot/FORMAT.md): the SQLite database plus vectors, graph
-   * and lexical tokens in open formats, each part checksummed. Memories still waiting for their
-   * embedding travel without a vector; `await ready()` first to include them.
-   *
-   * @example
-   * const zip = await mem.exportSnapshot();
-   * const copy = await HybridMemory.importSnapshot(zip, { embedder });
-   */
-  async exportSnapshot(): Promise<Uint8Array> {
-    this.#open('exportSnapshot');
-    return writeSnapshot('exportSnapshot', this.#repo, this.#now());
-  }
-
-  /**
-   * A new in-memory store from a `.mind.zip`, validated completely first: any problem is a coded
-   * error (CORRUPT, UNSUPPORTED, DIMENSION_MISMATCH, MODEL_MISMATCH) and no store is created.
-   *
-   * @example
-   * const mem = await HybridMemory.importSnapshot(zip, { embedder, limits: { maxTotalBytes: 4 * 2 ** 30 } });
-   */
-  static async importSnapshot(bytes: Uint8Array, options: ImportSnapshotOptions = {}): Promise<HybridMemory> {
-    const method = 'HybridMemory.importSnapshot';
-    const { limits, ...rest } = checkOptions(method, 'options', options) as ImportSnapshotOptions & { storage?: unknown };
-    if (rest.storage !== undefined) throw invalid(method, 'options.storage is not accepted: the snapshot is the storage (restoreSnapshot() fills an existing store)', rest.storage);
-    const snapshot = await openSnapshot(method, bytes, { embedder: rest.embedder ?? null, ...(rest.dim === undefined ? {} : { dim: rest.dim }), limits });
-    try {
-      return await HybridMemory.open({ ...rest, storage: snapshot.repository.db });
-    } catch (error) {
-      snapshot.repository.db.close();
-      throw error;
-    }
-  }
-
-  /**
-   * Replaces this store's whole content with a `.mind.zip`'s, atomically: the archive is
-   * validated completely and the new indexes are built before one transaction swaps the rows in
-   * (on this store's own storage, so a persistent store stays persistent). On any failure the
-   * store is unchanged, down to the bytes of its database. Writes made while the archive is
-   * being validated are replaced with the rest.
-   */
-  async restoreSnapshot(bytes: Uint8Array, options: { limits?: SnapshotLimits } = {}): Promise<void> {
-    const method = 'restoreSnapshot';
-    this.#open(method);
-    const o = checkOptions(method, 'options', options);
-    for (const key of Object.keys(o)) if (key !== 'limits') throw invalid(method, `options has an unknown key "${key}"; known: limits`, key);
-    const snapshot = await openSnapshot(method, bytes, { embedder: this.#embedder, limits: o['limits'] as SnapshotLimits | undefined });
-    try {
-      this.#open(method);
-      const dim = reconcileModel(method, snapshot.repository, this.#embedder, this.#embedder?.dim ?? null);
-      const indexes = this.#indexes.emptyLike(dim);
-      try {
-        indexes.rebuild(snapshot.repository);
-        replaceContent(method, snapshot.repository, this.#repo);
-      } catch (error) {
-        indexes.clear();
-        throw error;
-      }
-      // Stopping is synchronous up to its first await, so the old queue can commit nothing after the swap.
-      const stopping = this.#enrichment?.stop();
-      const previous = this.#indexes;
-      this.#indexes = indexes;
-      this.#enrichment = this.#newEnrichmentQueue();
-      this.#writer = new Writer(this.#repo, indexes, this.#enrichment, this.#now);
-      this.#enrichment?.enqueue(this.#repo.memoriesWithoutVector());
-      previous.clear();
-      await stopping;
-    } finally {
-      snapshot.repository.db.close();
-    }
   }
 
   /** Stops background work and closes the database; later calls fail with CLOSED. */
