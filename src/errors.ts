@@ -13,7 +13,9 @@ export type ErrorCode =
   | 'CORRUPT'
   | 'CLOSED'
   | 'EMBEDDER'
-  | 'UNSUPPORTED';
+  | 'UNSUPPORTED'
+  /** Another tab owns the store (OPFS allows one writer) and forwarding to it was not possible. */
+  | 'BUSY';
 
 export class HybridMindError extends Error {
   override readonly name = 'HybridMindError';

@@ -1,0 +1,56 @@
+import * as Comlink from 'comlink';
+import { HybridMindError } from '../errors.js';
+import { MEMORY_METHODS, transferables, unwrap, type MemoryEvent, type Outcome } from './protocol.js';
+import type { ConnectOptions, RemoteMemory } from './types.js';
+
+/** The worker side as the client sees it (see worker/host.ts). */
+interface WorkerApi {
+  open(options: object, onEvent?: (event: MemoryEvent) => void): Promise<Outcome<{ role: 'owner' | 'follower' }>>;
+  call(method: string, args: unknown[]): Promise<Outcome<unknown>>;
+  close(): Promise<Outcome<void>>;
+}
+
+/** Anything Comlink can talk to: a Worker, a MessagePort. */
+export type WorkerLike = Worker | MessagePort;
+
+/**
+ * Opens a store in a worker started from `hybridmind/worker` and returns its API: the methods of
+ * `HybridMemory`, each async. Errors arrive as `HybridMindError` with the worker's code; BUSY
+ * means another tab owns the store and `multiTab: 'fail'` was asked for.
+ *
+ * @example
+ * const worker = new Worker(new URL('hybridmind/worker', import.meta.url), { type: 'module' });
+ * const mem = await connect(worker, { store: 'notes', onEvent: (e) => console.log(e) });
+ * await mem.store({ text: 'ADR-007: SQLite-WASM on OPFS is the source of truth' });
+ * const hits = await mem.recall('where does memory live?');
+ */
+export async function connect(worker: WorkerLike, options: ConnectOptions = {}): Promise<RemoteMemory> {
+  if (worker === null || typeof worker !== 'object' || typeof (worker as { postMessage?: unknown }).postMessage !== 'function') {
+    throw new HybridMindError('INVALID_ARGUMENT', 'HybridMemory.connect', 'worker must be a Worker or MessagePort');
+  }
+  const { onEvent, ...plain } = options;
+  const remote = Comlink.wrap<WorkerApi>(worker);
+  const opened = unwrap(await remote.open(plain, onEvent ? Comlink.proxy(onEvent) : undefined));
+  let closed = false;
+
+  const call = async (method: string, args: unknown[]): Promise<unknown> => {
+    if (closed) throw new HybridMindError('CLOSED', method, 'the store is closed');
+    // Functions cannot cross to the worker (storeMany's onProgress: the worker reports progress as events).
+    const plainArgs = args.map((a) => (a && typeof a === 'object' && !ArrayBuffer.isView(a) && !Array.isArray(a)
+      ? Object.fromEntries(Object.entries(a).filter(([, v]) => typeof v !== 'function'))
+      : a));
+    return unwrap(await remote.call(method, Comlink.transfer(plainArgs, transferables(plainArgs))));
+  };
+
+  const api: Record<string, unknown> = {};
+  for (const method of MEMORY_METHODS) api[method] = (...args: unknown[]) => call(method, args);
+  api['role'] = async () => (await call('role', [])) ?? opened.role;
+  api['modelStatus'] = () => call('modelStatus', []);
+  api['close'] = async () => {
+    if (closed) return;
+    closed = true;
+    unwrap(await remote.close());
+    remote[Comlink.releaseProxy]();
+  };
+  return api as unknown as RemoteMemory;
+}

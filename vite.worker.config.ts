@@ -1,0 +1,25 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'vite';
+import { hybridmind } from './src/vite/index.js';
+
+/**
+ * Builds the ready-to-use worker bundle `dist/worker/` (`hybridmind/worker`): one ES module plus
+ * the wasm files it loads beside it (SQLite, ONNX Runtime; hnswlib's wasm is inline in its chunk).
+ */
+export default defineConfig({
+  plugins: hybridmind(),
+  worker: { format: 'es', plugins: () => hybridmind() },
+  build: {
+    outDir: 'dist/worker',
+    emptyOutDir: true,
+    target: 'es2022',
+    minify: true,
+    assetsInlineLimit: 0,
+    chunkSizeWarningLimit: 5000,
+    rollupOptions: {
+      input: { 'memory.worker': resolve('worker/memory.worker.ts') },
+      preserveEntrySignatures: 'strict',
+      output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js', assetFileNames: 'assets/[name]-[hash][extname]' },
+    },
+  },
+});

@@ -1,0 +1,19 @@
+/**
+ * The worker entry (`hybridmind/worker`): hosts one HybridMemory on SQLite-WASM's opfs-sahpool VFS
+ * with the sentence model, for `HybridMemory.connect` on the page. Bundle it with Vite and the
+ * `hybridmind/vite` plugin; the ONNX Runtime files are emitted next to it and used from there.
+ */
+import { env } from '@huggingface/transformers';
+import ortMjs from 'onnxruntime-web/ort-wasm-simd-threaded.mjs?url';
+import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
+import { exposeMemoryWorker } from './host.js';
+
+const onnx = env.backends.onnx as { wasm?: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean } };
+if (onnx.wasm) {
+  onnx.wasm.wasmPaths = { mjs: new URL(ortMjs, self.location.href).href, wasm: new URL(ortWasm, self.location.href).href };
+  // Threads need SharedArrayBuffer (cross-origin isolation), which neither the demo nor an extension has.
+  onnx.wasm.numThreads = 1;
+  onnx.wasm.proxy = false;
+}
+
+exposeMemoryWorker();

@@ -1,0 +1,98 @@
+import type { Embedder } from '../src/embedder/types.js';
+import { TransformersEmbedder } from '../src/embedder/transformers.js';
+import { HybridMindError } from '../src/errors.js';
+import type { Logger } from '../src/logger.js';
+import { HybridMemory } from '../src/memory/hybrid-memory.js';
+import { loadSqlite3, SqliteWasmDriver } from '../src/storage/sqlite-wasm.js';
+import type { WorkerStoreOptions } from '../src/client/types.js';
+import type { MemoryEvent } from '../src/client/protocol.js';
+
+const DEFAULT_MODEL = 'Xenova/all-MiniLM-L6-v2';
+/** Known output widths, so a store can open before its model has finished loading. */
+const KNOWN_DIMS: Record<string, number> = { [DEFAULT_MODEL]: 384 };
+
+export type ModelState = { state: 'off' | 'loading' | 'ready' | 'failed'; id: string | null; error: string | null };
+
+export interface OpenedStore {
+  memory: HybridMemory;
+  model: () => ModelState;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Installs the `opfs-sahpool` VFS in its own folder for this store. Its access handles are
+ * exclusive: while a closing tab still holds them the install fails with NoModificationAllowedError,
+ * so a new owner retries for a while before reporting BUSY.
+ */
+async function openDriver(store: string, timeoutMs: number): Promise<SqliteWasmDriver> {
+  const sqlite3 = await loadSqlite3();
+  const install = (sqlite3 as unknown as { installOpfsSAHPoolVfs?: (o: object) => Promise<{ vfsName: string }> }).installOpfsSAHPoolVfs;
+  if (!install) throw new HybridMindError('UNSUPPORTED', 'connect', 'this SQLite-WASM build has no opfs-sahpool VFS');
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const pool = await install({ name: `hybridmind-${store}`, directory: `/.hybridmind/${store}`, forceReinitIfPreviouslyFailed: true });
+      return await SqliteWasmDriver.open({ filename: '/store.db', vfs: pool.vfsName, sqlite3 });
+    } catch (error) {
+      const locked = error instanceof Error && (error.name === 'NoModificationAllowedError' || /NoModificationAllowed|access handle/i.test(error.message));
+      if (!locked) throw error instanceof HybridMindError ? error : new HybridMindError('STORAGE', 'connect', `opening the store on OPFS failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (Date.now() > deadline) throw new HybridMindError('BUSY', 'connect', `store ${JSON.stringify(store)} is held by another tab or window`);
+      await sleep(Math.min(50 * 2 ** attempt, 400));
+    }
+  }
+}
+
+/**
+ * An embedder whose id and width are known up front while the model loads in the background:
+ * the store opens at once, enrichment and query embedding wait for the model.
+ */
+function lazyEmbedder(id: string, dim: number, model: Promise<Embedder>): Embedder {
+  return { id, dim, embed: async (texts) => (await model).embed(texts) };
+}
+
+export async function openStore(options: WorkerStoreOptions, emit: (event: MemoryEvent) => void, logger: Logger): Promise<OpenedStore> {
+  const store = options.store ?? 'default';
+  const driver = await openDriver(store, options.handoverTimeoutMs ?? 3000);
+  const model: ModelState = { state: 'off', id: null, error: null };
+  let embedder: Embedder | null = null;
+  if (options.model !== false) {
+    const m = options.model ?? {};
+    const modelId = m.modelId ?? DEFAULT_MODEL;
+    const dtype = m.dtype ?? 'q8';
+    model.state = 'loading';
+    model.id = `${modelId}:${dtype}`;
+    const started = performance.now();
+    const loading = TransformersEmbedder.create({
+      modelId, dtype, localModelPath: m.localModelPath ?? '/models/', allowRemoteModels: false, logger,
+      onProgress: (p) => emit({ type: 'model', ...p }),
+    });
+    loading.then(
+      (e) => {
+        model.state = 'ready';
+        emit({ type: 'model-ready', id: e.id, dim: e.dim, ms: Math.round(performance.now() - started) });
+      },
+      (error: unknown) => {
+        model.state = 'failed';
+        model.error = error instanceof Error ? error.message : String(error);
+        emit({ type: 'model-error', message: model.error });
+      },
+    );
+    const dim = KNOWN_DIMS[modelId];
+    embedder = dim ? lazyEmbedder(model.id, dim, loading) : await loading;
+  }
+  try {
+    const memory = await HybridMemory.open({
+      storage: driver,
+      embedder,
+      logger,
+      ...(options.recall ? { recall: options.recall } : {}),
+      ...(options.ann !== undefined ? { ann: options.ann } : {}),
+      enrichment: { onProgress: (p) => emit({ type: 'enrichment', ...p }) },
+    });
+    return { memory, model: () => ({ ...model }) };
+  } catch (error) {
+    driver.close();
+    throw error;
+  }
+}
