@@ -11,3 +11,9 @@ export { SqliteWasmDriver, type SqliteWasmOptions } from './storage/sqlite-wasm.
 export type { EnrichmentOptions, EnrichmentProgress, EnrichmentStatus } from './memory/enrichment.js';
 export { RECALL_DEFAULTS } from './memory/recall-options.js';
 export { tokenize } from './legs/lexical/tokenizer.js';
+export { VERSION } from './version.js';
+export type { ImportSnapshotOptions } from './memory/hybrid-memory.js';
+export { SNAPSHOT_FORMAT, SNAPSHOT_LIMITS, type SnapshotLimits, type SnapshotManifest, type PartEntry } from './snapshot/format.js';
+export { verifySnapshot, type SnapshotExpectations } from './snapshot/read.js';
+export { SnapshotBackups, type BackupOptions, type BackupStore, type SkippedBackup } from './snapshot/backups.js';
+export { OpfsBackupStore } from './snapshot/opfs-store.js';

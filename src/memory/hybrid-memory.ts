@@ -7,17 +7,22 @@ import { silentLogger, type Logger } from '../logger.js';
 import type { SqlDriver } from '../storage/driver.js';
 import { Repository, type MemoryRow } from '../storage/repository.js';
 import { SCHEMA_VERSION } from '../storage/schema.js';
+import type { SnapshotLimits } from '../snapshot/format.js';
+import { openSnapshot } from '../snapshot/read.js';
+import { replaceContent } from '../snapshot/replace.js';
+import { writeSnapshot } from '../snapshot/write.js';
 import type {
   CompareResult, Direction, Edge, Hit, MemoryInput, MemoryPatch, MemoryRecord, Readiness, RecallDefaults,
   RecallOptions, RecallReport, RelateOptions, Stats, TraceOptions, TraceResult,
 } from '../types.js';
-import { EnrichmentQueue, type EnrichmentOptions, type EnrichmentStatus } from './enrichment.js';
+import { EnrichmentQueue, type EnrichmentOptions, type EnrichmentProgress, type EnrichmentStatus } from './enrichment.js';
 import { Indexes } from './indexes.js';
 import { fuse, legsRun, materialize, runLegs } from './recall.js';
 import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRecall } from './recall-options.js';
 import { toEdge, toRecord } from './rows.js';
 import { checkId, checkOneOf, checkOptions, normalizedVector } from './validate.js';
 import { Writer } from './writer.js';
+import { dropVectors, reconcileModel } from './model.js';
 import { graphPath, graphTrace } from './traversal.js';
 
 export interface OpenOptions {
@@ -42,9 +47,18 @@ export interface OpenOptions {
   vectorKernel?: VectorKernelSource | false;
   /** HNSW for large stores (threshold, m, efConstruction, efSearch); `false` keeps the exact scan. */
   ann?: AnnOptions | false;
+  /**
+   * Open a store whose vectors came from another model or dimension by dropping them and
+   * embedding every memory again with `embedder` (progress through `enrichment.onProgress`).
+   * Without it such a store is refused with MODEL_MISMATCH / DIMENSION_MISMATCH.
+   */
+  reembed?: boolean;
 }
 
-const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel', 'ann']);
+/** `HybridMemory.importSnapshot` options: those of `open` (the storage is the snapshot) plus reader limits. */
+export type ImportSnapshotOptions = Omit<OpenOptions, 'storage'> & { limits?: SnapshotLimits };
+
+const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel', 'ann', 'reembed']);
 
 /**
  * An agent's long-term memory: SQLite as the truth, four retrieval legs (dense vectors, BM25,
@@ -57,12 +71,15 @@ const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recal
  */
 export class HybridMemory {
   readonly #repo: Repository;
-  readonly #indexes: Indexes;
+  // The next three are replaced together, and only by restoreSnapshot().
+  #indexes: Indexes;
+  #enrichment: EnrichmentQueue | null;
+  #writer: Writer;
   readonly #embedder: Embedder | null;
-  readonly #enrichment: EnrichmentQueue | null;
   readonly #now: () => number;
   readonly #defaults: ResolvedDefaults;
-  readonly #writer: Writer;
+  readonly #logger: Logger;
+  readonly #enrichmentOptions: EnrichmentOptions | undefined;
   #closed = false;
 
   private constructor(repo: Repository, indexes: Indexes, embedder: Embedder | null, now: () => number, logger: Logger, defaults: ResolvedDefaults, enrichment: EnrichmentOptions | undefined) {
@@ -71,10 +88,15 @@ export class HybridMemory {
     this.#embedder = embedder;
     this.#now = now;
     this.#defaults = defaults;
-    this.#enrichment = embedder
-      ? new EnrichmentQueue(embedder, { textOf: (no) => this.#textOf(no), commit: (batch) => this.#writer.commitVectors(batch) }, logger, enrichment)
-      : null;
+    this.#logger = logger;
+    this.#enrichmentOptions = enrichment;
+    this.#enrichment = this.#newEnrichmentQueue();
     this.#writer = new Writer(repo, indexes, this.#enrichment, now);
+  }
+
+  #newEnrichmentQueue(): EnrichmentQueue | null {
+    if (!this.#embedder) return null;
+    return new EnrichmentQueue(this.#embedder, { textOf: (no) => this.#textOf(no), commit: (batch) => this.#writer.commitVectors(batch) }, this.#logger, this.#enrichmentOptions);
   }
 
   /** Opens (or creates) a store and rebuilds its indexes from SQLite. */
@@ -96,7 +118,7 @@ export class HybridMemory {
     const driver = await openDriver(method, o.storage);
     try {
       const repo = new Repository(driver);
-      const dim = reconcileModel(method, repo, embedder, o.dim ?? embedder?.dim ?? null);
+      const dim = reconcileModel(method, repo, embedder, o.dim ?? embedder?.dim ?? null, o.reembed === true);
       const kernel = o.vectorKernel === false ? null : await loadVectorKernel(o.vectorKernel);
       const indexes = new Indexes(repo, kernel, dim, o.ann ?? {}, o.logger);
       indexes.rebuild();
@@ -218,6 +240,31 @@ export class HybridMemory {
     return graphPath(this.#indexes, from, to, options);
   }
 
+  /**
+   * Computes every vector again with the store's embedder (after a model update, or to retry
+   * memories whose embedding failed). The old vectors are dropped first, so the dense leg answers
+   * only for memories already redone while it runs. Resolves when all are done.
+   *
+   * @example
+   * await mem.reembed({ onProgress: ({ done, pending }) => console.log(done, pending) });
+   */
+  async reembed(options: { onProgress?: (p: EnrichmentProgress) => void } = {}): Promise<void> {
+    this.#open('reembed');
+    const o = checkOptions('reembed', 'options', options) as { onProgress?: unknown };
+    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw invalid('reembed', 'options.onProgress must be a function', o.onProgress);
+    const enrichment = this.#enrichment;
+    if (!enrichment || !this.#embedder) throw new HybridMindError('UNSUPPORTED', 'reembed', 'the store was opened with embedder null; open it with an embedder to re-embed');
+    dropVectors('reembed', this.#repo, this.#embedder);
+    this.#indexes.vector?.clear();
+    const stop = o.onProgress ? enrichment.listen(o.onProgress as (p: EnrichmentProgress) => void) : () => {};
+    try {
+      enrichment.enqueue([...this.#indexes.catalog.values()].map((e) => e.no));
+      await enrichment.idle();
+    } finally {
+      stop();
+    }
+  }
+
   /** Resolves when every memory stored so far has its embedding (or has failed to get one). */
   async ready(): Promise<void> {
     this.#open('ready');
@@ -261,6 +308,78 @@ export class HybridMemory {
     this.#open('exportDatabase');
     if (!this.#repo.db.serialize) throw new HybridMindError('UNSUPPORTED', 'exportDatabase', `storage ${this.#repo.db.name} cannot serialise itself`);
     return this.#repo.db.serialize();
+  }
+
+  /**
+   * The store as a `.mind.zip` (src/snapshot/FORMAT.md): the SQLite database plus vectors, graph
+   * and lexical tokens in open formats, each part checksummed. Memories still waiting for their
+   * embedding travel without a vector; `await ready()` first to include them.
+   *
+   * @example
+   * const zip = await mem.exportSnapshot();
+   * const copy = await HybridMemory.importSnapshot(zip, { embedder });
+   */
+  async exportSnapshot(): Promise<Uint8Array> {
+    this.#open('exportSnapshot');
+    return writeSnapshot('exportSnapshot', this.#repo, this.#now());
+  }
+
+  /**
+   * A new in-memory store from a `.mind.zip`, validated completely first: any problem is a coded
+   * error (CORRUPT, UNSUPPORTED, DIMENSION_MISMATCH, MODEL_MISMATCH) and no store is created.
+   *
+   * @example
+   * const mem = await HybridMemory.importSnapshot(zip, { embedder, limits: { maxTotalBytes: 2 ** 31 } });
+   */
+  static async importSnapshot(bytes: Uint8Array, options: ImportSnapshotOptions = {}): Promise<HybridMemory> {
+    const method = 'HybridMemory.importSnapshot';
+    const { limits, ...rest } = checkOptions(method, 'options', options) as ImportSnapshotOptions & { storage?: unknown };
+    if (rest.storage !== undefined) throw invalid(method, 'options.storage is not accepted: the snapshot is the storage (restoreSnapshot() fills an existing store)', rest.storage);
+    const snapshot = await openSnapshot(method, bytes, { embedder: rest.embedder ?? null, ...(rest.dim === undefined ? {} : { dim: rest.dim }), limits });
+    try {
+      return await HybridMemory.open({ ...rest, storage: snapshot.repository.db });
+    } catch (error) {
+      snapshot.repository.db.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Replaces this store's whole content with a `.mind.zip`'s, atomically: the archive is
+   * validated completely and the new indexes are built before one transaction swaps the rows in
+   * (on this store's own storage, so a persistent store stays persistent). On any failure the
+   * store is unchanged, down to the bytes of its database. Writes made while the archive is
+   * being validated are replaced with the rest.
+   */
+  async restoreSnapshot(bytes: Uint8Array, options: { limits?: SnapshotLimits } = {}): Promise<void> {
+    const method = 'restoreSnapshot';
+    this.#open(method);
+    const o = checkOptions(method, 'options', options);
+    for (const key of Object.keys(o)) if (key !== 'limits') throw invalid(method, `options has an unknown key "${key}"; known: limits`, key);
+    const snapshot = await openSnapshot(method, bytes, { embedder: this.#embedder, limits: o['limits'] as SnapshotLimits | undefined });
+    try {
+      this.#open(method);
+      const dim = reconcileModel(method, snapshot.repository, this.#embedder, this.#embedder?.dim ?? null, false);
+      const indexes = this.#indexes.emptyLike(dim);
+      try {
+        indexes.rebuild(snapshot.repository);
+        replaceContent(method, snapshot.repository, this.#repo);
+      } catch (error) {
+        indexes.clear();
+        throw error;
+      }
+      // Stopping is synchronous up to its first await, so the old queue can commit nothing after the swap.
+      const stopping = this.#enrichment?.stop();
+      const previous = this.#indexes;
+      this.#indexes = indexes;
+      this.#enrichment = this.#newEnrichmentQueue();
+      this.#writer = new Writer(this.#repo, indexes, this.#enrichment, this.#now);
+      this.#enrichment?.enqueue(this.#repo.memoriesWithoutVector());
+      previous.clear();
+      await stopping;
+    } finally {
+      snapshot.repository.db.close();
+    }
   }
 
   /** Stops background work and closes the database; later calls fail with CLOSED. */
@@ -335,23 +454,3 @@ async function openDriver(method: string, storage: OpenOptions['storage']): Prom
   throw invalid(method, "options.storage must be 'memory', a SqlDriver or { bytes: Uint8Array }", storage);
 }
 
-/**
- * A store remembers its vector dimension and embedder; opening it with others would mix
- * incomparable vectors, so that is refused rather than padded or truncated.
- */
-function reconcileModel(method: string, repo: Repository, embedder: Embedder | null, requestedDim: number | null): number | null {
-  const storedDim = repo.getMeta('dim');
-  const dim = storedDim === null ? requestedDim : Number(storedDim);
-  if (storedDim !== null && requestedDim !== null && Number(storedDim) !== requestedDim) {
-    throw new HybridMindError('DIMENSION_MISMATCH', method, `the store holds ${storedDim}-d vectors, received dim ${requestedDim}`);
-  }
-  const storedModel = repo.getMeta('embedder_id');
-  if (embedder && storedModel !== null && storedModel !== embedder.id) {
-    throw new HybridMindError('MODEL_MISMATCH', method, `the store's vectors come from ${JSON.stringify(storedModel)}, received embedder ${JSON.stringify(embedder.id)}`);
-  }
-  repo.transaction(method, () => {
-    if (storedDim === null && dim !== null) repo.setMeta('dim', String(dim));
-    if (embedder && storedModel === null) repo.setMeta('embedder_id', embedder.id);
-  });
-  return dim;
-}

@@ -1,0 +1,49 @@
+import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
+
+/** Everything a snapshot is made of, read from one database in one synchronous pass. */
+export interface StoreContent {
+  memories: MemoryRow[];
+  edges: EdgeRow[];
+  /** Raw blobs as SQLite holds them (platform-order float32), by ascending memory number. */
+  vectors: Array<{ no: number; bytes: Uint8Array }>;
+  dim: number | null;
+  embedderId: string | null;
+}
+
+/**
+ * No await may separate these reads from each other or from serialising the database: in one
+ * turn of the event loop no write can slip in, so every part describes the same state.
+ */
+export function readContent(repo: Repository): StoreContent {
+  const dim = repo.getMeta('dim');
+  return {
+    memories: repo.allMemories(),
+    edges: repo.allEdges(),
+    // Raw blobs, not `allVectors()`: a crafted database may hold blobs no Float32Array can view.
+    vectors: repo.db.all<{ no: number; vector: Uint8Array }>('SELECT no, vector FROM vectors ORDER BY no').map((r) => ({ no: Number(r.no), bytes: r.vector })),
+    dim: dim === null ? null : Number(dim),
+    embedderId: repo.getMeta('embedder_id'),
+  };
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** float32 bytes between this platform's order and little-endian (the same swap both ways). */
+export function platformToLittleEndian(bytes: Uint8Array): Uint8Array {
+  if (LITTLE_ENDIAN) return bytes;
+  const out = new Uint8Array(bytes.length);
+  for (let i = 0; i + 3 < bytes.length; i += 4) {
+    out[i] = bytes[i + 3]!;
+    out[i + 1] = bytes[i + 2]!;
+    out[i + 2] = bytes[i + 1]!;
+    out[i + 3] = bytes[i]!;
+  }
+  return out;
+}
+
+/** An aligned Float32Array over little-endian float32 bytes (copied: the source may be unaligned). */
+export function floatsFromLittleEndian(bytes: Uint8Array): Float32Array {
+  // `new Uint8Array(view)` always copies into a fresh, aligned buffer (`slice` on a Node Buffer does not copy).
+  const copy = platformToLittleEndian(new Uint8Array(bytes));
+  return new Float32Array(copy.buffer, copy.byteOffset, copy.byteLength / 4);
+}

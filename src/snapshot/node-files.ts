@@ -1,0 +1,118 @@
+/**
+ * Node-only: snapshot files and a backup directory on the local file system. Kept apart (and
+ * loaded lazily by `SnapshotBackups.inDirectory`) so browser bundles never pull in node:fs.
+ */
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { HybridMindError, invalid } from '../errors.js';
+import { HybridMemory, type ImportSnapshotOptions } from '../memory/hybrid-memory.js';
+import type { BackupStore } from './backups.js';
+
+function storageError(method: string, what: string, cause: unknown): HybridMindError {
+  return new HybridMindError('STORAGE', method, `${what}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+}
+
+/**
+ * Writes `bytes` to `path` so that the path holds either the old file or the whole new one:
+ * a temp file in the same directory, flushed to disk, then renamed over the target.
+ */
+export async function writeFileAtomic(path: string, bytes: Uint8Array, method = 'writeFileAtomic'): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${Math.random().toString(36).slice(2)}.tmp`);
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(temp, 'wx');
+    await handle.writeFile(bytes);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await rename(temp, path);
+  } catch (cause) {
+    await handle?.close().catch(() => undefined);
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw storageError(method, `writing ${path} failed`, cause);
+  }
+  // The rename is durable only once the directory is flushed; some platforms cannot open one, which is fine.
+  try {
+    const dir = await open(dirname(path), 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
+  } catch {
+    // best effort
+  }
+}
+
+/** Saves `mem` as a `.mind.zip` at `path`, atomically. */
+export async function saveSnapshotFile(mem: HybridMemory, path: string): Promise<void> {
+  if (typeof path !== 'string' || path === '') throw invalid('saveSnapshotFile', 'path must be a non-empty string', path);
+  await writeFileAtomic(path, await mem.exportSnapshot(), 'saveSnapshotFile');
+}
+
+/** Opens the `.mind.zip` at `path` as a new in-memory store (validated like `HybridMemory.importSnapshot`). */
+export async function loadSnapshotFile(path: string, options: ImportSnapshotOptions = {}): Promise<HybridMemory> {
+  if (typeof path !== 'string' || path === '') throw invalid('loadSnapshotFile', 'path must be a non-empty string', path);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(path);
+  } catch (cause) {
+    throw storageError('loadSnapshotFile', `reading ${path} failed`, cause);
+  }
+  return HybridMemory.importSnapshot(bytes, options);
+}
+
+/** Backups as files in one directory. */
+export class DirectoryBackupStore implements BackupStore {
+  readonly directory: string;
+
+  constructor(directory: string) {
+    if (typeof directory !== 'string' || directory === '') throw invalid('DirectoryBackupStore', 'directory must be a non-empty string', directory);
+    this.directory = directory;
+  }
+
+  async list(): Promise<string[]> {
+    try {
+      return (await readdir(this.directory, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
+    } catch (cause) {
+      if ((cause as { code?: string }).code === 'ENOENT') return [];
+      throw storageError('DirectoryBackupStore.list', `listing ${this.directory} failed`, cause);
+    }
+  }
+
+  async read(name: string): Promise<Uint8Array> {
+    try {
+      return await readFile(this.#path('read', name));
+    } catch (cause) {
+      if (cause instanceof HybridMindError) throw cause;
+      throw storageError('DirectoryBackupStore.read', `reading ${name} failed`, cause);
+    }
+  }
+
+  async write(name: string, bytes: Uint8Array): Promise<void> {
+    const path = this.#path('write', name);
+    try {
+      await mkdir(this.directory, { recursive: true });
+    } catch (cause) {
+      throw storageError('DirectoryBackupStore.write', `creating ${this.directory} failed`, cause);
+    }
+    await writeFileAtomic(path, bytes, 'DirectoryBackupStore.write');
+  }
+
+  async remove(name: string): Promise<void> {
+    try {
+      await rm(this.#path('remove', name), { force: true });
+    } catch (cause) {
+      if (cause instanceof HybridMindError) throw cause;
+      throw storageError('DirectoryBackupStore.remove', `removing ${name} failed`, cause);
+    }
+  }
+
+  /** Only plain file names: a name must never reach outside the directory. */
+  #path(verb: string, name: string): string {
+    if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || /[/\\\0]/.test(name)) {
+      throw invalid(`DirectoryBackupStore.${verb}`, 'name must be a plain file name', name);
+    }
+    return join(this.directory, name);
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * A deliberately strict ZIP reader. It trusts nothing in the archive: the central directory is
+ * read and every entry checked (name, method, declared sizes, ratio, overlap) before a single
+ * byte is inflated, and inflation stops the moment an entry produces more than it declared.
+ * fflate does the DEFLATE decoding; the container is parsed here so that every check sees the
+ * raw fields (fflate's `unzipSync` keys entries by name, hiding duplicates, and inflates into a
+ * buffer of the declared size, silently dropping any excess it still spends time decoding).
+ */
+import { Inflate } from 'fflate';
+import { HybridMindError } from '../errors.js';
+import { corrupt, type ResolvedLimits } from './format.js';
+
+export interface ZipEntry {
+  name: string;
+  /** 0 stored, 8 deflated. */
+  method: 0 | 8;
+  compressedSize: number;
+  size: number;
+  /** Offset of the entry's local header. */
+  headerStart: number;
+  /** Offset of the entry's data (after its local header). */
+  dataStart: number;
+}
+
+const EOCD_SIG = 0x06054b50;
+const ZIP64_LOCATOR_SIG = 0x07064b50;
+const CENTRAL_SIG = 0x02014b50;
+const LOCAL_SIG = 0x04034b50;
+const MAX_COMMENT = 0xffff;
+/** Far more than a snapshot has; bounds the work spent on a directory of junk. */
+const MAX_ENTRIES = 64;
+/** Input per inflate step: bounds what one step can emit to ~1032× this (DEFLATE's maximum ratio). */
+const INFLATE_CHUNK = 16 * 1024;
+
+const u16 = (b: Uint8Array, at: number): number => b[at]! | (b[at + 1]! << 8);
+const u32 = (b: Uint8Array, at: number): number => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+
+/**
+ * Lists the archive's entries after checking its structure, every name (`checkName`) and the
+ * declared sizes against `limits`. Nothing is inflated.
+ */
+export function readDirectory(
+  method: string,
+  zip: Uint8Array,
+  checkName: (name: string) => void,
+  limits: ResolvedLimits,
+  maxSizeOf: (name: string) => number,
+): ZipEntry[] {
+  const eocd = findEndOfDirectory(method, zip);
+  if (eocd >= 20 && u32(zip, eocd - 20) === ZIP64_LOCATOR_SIG) throw corrupt(method, 'ZIP64 archives are not snapshots');
+  const diskEntries = u16(zip, eocd + 8);
+  const count = u16(zip, eocd + 10);
+  const dirSize = u32(zip, eocd + 12);
+  const dirStart = u32(zip, eocd + 16);
+  if (u16(zip, eocd + 4) !== 0 || u16(zip, eocd + 6) !== 0 || diskEntries !== count) throw corrupt(method, 'multi-disk archives are not snapshots');
+  if (count > MAX_ENTRIES) throw corrupt(method, `the archive lists ${count} entries, a snapshot has ${MAX_ENTRIES} at most`);
+  if (dirStart + dirSize !== eocd) throw corrupt(method, `the central directory (${dirStart}+${dirSize}) does not end where the end record starts (${eocd})`);
+
+  const entries: ZipEntry[] = [];
+  const seen = new Set<string>();
+  let total = 0;
+  let at = dirStart;
+  for (let i = 0; i < count; i++) {
+    if (at + 46 > eocd || u32(zip, at) !== CENTRAL_SIG) throw corrupt(method, `central directory record ${i} is damaged`);
+    const flags = u16(zip, at + 8);
+    const kind = u16(zip, at + 10);
+    const compressedSize = u32(zip, at + 20);
+    const size = u32(zip, at + 24);
+    const nameLength = u16(zip, at + 28);
+    const next = at + 46 + nameLength + u16(zip, at + 30) + u16(zip, at + 32);
+    const localAt = u32(zip, at + 42);
+    if (next > eocd) throw corrupt(method, `central directory record ${i} runs past the directory`);
+    const rawName = zip.subarray(at + 46, at + 46 + nameLength);
+    const name = decodeName(method, rawName);
+    checkName(name);
+    if (seen.has(name)) throw corrupt(method, `duplicate entry ${JSON.stringify(name)}`);
+    seen.add(name);
+    if (flags & 1) throw corrupt(method, `entry ${JSON.stringify(name)} is encrypted`);
+    if (kind !== 0 && kind !== 8) throw corrupt(method, `entry ${JSON.stringify(name)} uses compression method ${kind}; only stored (0) and deflate (8) are read`);
+    if (compressedSize === 0xffffffff || size === 0xffffffff || localAt === 0xffffffff) throw corrupt(method, `entry ${JSON.stringify(name)} needs ZIP64, which snapshots never use`);
+    if (kind === 0 && compressedSize !== size) throw corrupt(method, `stored entry ${JSON.stringify(name)} declares ${compressedSize} bytes stored but ${size} uncompressed`);
+    const max = maxSizeOf(name);
+    if (size > max) throw corrupt(method, `entry ${JSON.stringify(name)} declares ${size} bytes uncompressed, over the limit of ${max} (raise limits to accept it)`);
+    total += size;
+    if (total > limits.maxTotalBytes) throw corrupt(method, `the entries declare over ${limits.maxTotalBytes} bytes uncompressed in total (limits.maxTotalBytes); refusing a possible zip bomb`);
+    if (kind === 8 && size > limits.ratioFloorBytes && size / Math.max(compressedSize, 1) > limits.maxRatio) {
+      throw corrupt(method, `entry ${JSON.stringify(name)} would inflate ${compressedSize} bytes to ${size}, a ratio over ${limits.maxRatio} (limits.maxRatio); refusing a possible zip bomb`);
+    }
+    entries.push({ name, method: kind, compressedSize, size, headerStart: localAt, dataStart: localData(method, zip, localAt, rawName, kind, compressedSize, dirStart, name) });
+    at = next;
+  }
+  if (at !== eocd) throw corrupt(method, 'the central directory holds bytes after its last record');
+  checkNoOverlap(method, entries);
+  return entries;
+}
+
+/** The entry's bytes, inflated with its declared size as a hard ceiling. */
+export function inflateEntry(method: string, zip: Uint8Array, entry: ZipEntry): Uint8Array {
+  const data = zip.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);
+  if (entry.method === 0) return new Uint8Array(data);
+  const out = new Uint8Array(entry.size);
+  let written = 0;
+  const inflater = new Inflate((chunk) => {
+    if (written + chunk.length > entry.size) throw corrupt(method, `entry ${JSON.stringify(entry.name)} inflates past its declared ${entry.size} bytes`);
+    out.set(chunk, written);
+    written += chunk.length;
+  });
+  try {
+    if (data.length === 0) inflater.push(data, true);
+    for (let at = 0; at < data.length; at += INFLATE_CHUNK) inflater.push(data.subarray(at, at + INFLATE_CHUNK), at + INFLATE_CHUNK >= data.length);
+  } catch (cause) {
+    if (cause instanceof HybridMindError) throw cause;
+    throw corrupt(method, `entry ${JSON.stringify(entry.name)} does not inflate: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+  }
+  if (written !== entry.size) throw corrupt(method, `entry ${JSON.stringify(entry.name)} is truncated: it inflates to ${written} of its declared ${entry.size} bytes`);
+  return out;
+}
+
+function findEndOfDirectory(method: string, zip: Uint8Array): number {
+  const lowest = Math.max(0, zip.length - 22 - MAX_COMMENT);
+  for (let at = zip.length - 22; at >= lowest; at--) {
+    // The comment length must reach exactly to the end, so a signature inside a comment or inside data is not taken.
+    if (u32(zip, at) === EOCD_SIG && at + 22 + u16(zip, at + 20) === zip.length) return at;
+  }
+  throw corrupt(method, `not a ZIP archive (no end-of-directory record in ${zip.length} bytes; truncated?)`);
+}
+
+function decodeName(method: string, raw: Uint8Array): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch (cause) {
+    throw corrupt(method, 'an entry name is not valid UTF-8', cause);
+  }
+}
+
+function localData(method: string, zip: Uint8Array, at: number, rawName: Uint8Array, kind: number, compressedSize: number, dirStart: number, name: string): number {
+  if (at + 30 > dirStart || u32(zip, at) !== LOCAL_SIG) throw corrupt(method, `entry ${JSON.stringify(name)} has no local header at offset ${at}`);
+  const nameLength = u16(zip, at + 26);
+  const start = at + 30 + nameLength + u16(zip, at + 28);
+  const localName = zip.subarray(at + 30, at + 30 + nameLength);
+  // A local header naming another file is how some archives show different contents to different tools.
+  if (nameLength !== rawName.length || localName.some((b, i) => b !== rawName[i])) throw corrupt(method, `entry ${JSON.stringify(name)}'s local header names another file`);
+  if (u16(zip, at + 8) !== kind) throw corrupt(method, `entry ${JSON.stringify(name)}'s local header disagrees on the compression method`);
+  if (start + compressedSize > dirStart) throw corrupt(method, `entry ${JSON.stringify(name)}'s data runs past the start of the central directory`);
+  return start;
+}
+
+/** Overlapping entries let a small archive expand the same bytes many times (a non-recursive bomb). */
+function checkNoOverlap(method: string, entries: ZipEntry[]): void {
+  const spans = entries.map((e) => ({ name: e.name, start: e.headerStart, end: e.dataStart + e.compressedSize })).sort((a, b) => a.start - b.start);
+  for (let i = 1; i < spans.length; i++) {
+    if (spans[i]!.start < spans[i - 1]!.end) throw corrupt(method, `entries ${JSON.stringify(spans[i - 1]!.name)} and ${JSON.stringify(spans[i]!.name)} overlap`);
+  }
+}
