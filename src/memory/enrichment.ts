@@ -37,7 +37,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Computes embeddings in the background, in batches, after memories are committed. A failing
  * embedder is retried with exponential backoff and, after `maxAttempts`, the batch is marked
- * failed (never given made-up vectors); `retryFailed()` queues it again.
+ * failed (never given made-up vectors); `HybridMemory.reembed()` queues everything again.
  */
 export class EnrichmentQueue {
   readonly #embedder: Embedder;
@@ -46,7 +46,7 @@ export class EnrichmentQueue {
   readonly #batchSize: number;
   readonly #maxAttempts: number;
   readonly #backoffMs: number;
-  readonly #onProgress: ((p: EnrichmentProgress) => void) | undefined;
+  readonly #listeners = new Set<(p: EnrichmentProgress) => void>();
   readonly #pending = new Set<number>();
   readonly #failed = new Set<number>();
   #done = 0;
@@ -62,7 +62,7 @@ export class EnrichmentQueue {
     this.#batchSize = options.batchSize ?? 32;
     this.#maxAttempts = options.maxAttempts ?? 5;
     this.#backoffMs = options.backoffMs ?? 250;
-    this.#onProgress = options.onProgress;
+    if (options.onProgress) this.#listeners.add(options.onProgress);
   }
 
   get pending(): number {
@@ -91,8 +91,10 @@ export class EnrichmentQueue {
     this.#failed.delete(no);
   }
 
-  retryFailed(): void {
-    this.enqueue([...this.#failed]);
+  /** Adds a progress listener for one bulk job; returns its removal. */
+  listen(listener: (p: EnrichmentProgress) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Resolves when nothing is pending (failed memories do not hold it up). */
@@ -153,7 +155,8 @@ export class EnrichmentQueue {
           }
         }
       }
-      this.#onProgress?.({ done: this.#done, pending: this.#pending.size, failed: this.#failed.size });
+      const progress = { done: this.#done, pending: this.#pending.size, failed: this.#failed.size };
+      for (const listener of this.#listeners) listener(progress);
     }
   }
 

@@ -118,6 +118,12 @@ export class Repository {
     this.db.exec('DELETE FROM vectors WHERE no = ?', [no]);
   }
 
+  /** Every vector, and the ANN index bytes derived from them. */
+  deleteAllVectors(): void {
+    this.db.exec('DELETE FROM vectors');
+    this.db.exec('DELETE FROM ann_index');
+  }
+
   allVectors(): Array<{ no: number; vector: Float32Array }> {
     return this.db.all<{ no: number; vector: Uint8Array }>('SELECT no, vector FROM vectors ORDER BY no').map((r) => ({
       no: Number(r.no),

@@ -94,6 +94,44 @@ describe('dimensions', () => {
   });
 });
 
+describe('re-embedding', () => {
+  it('opens a store from another model only when asked to re-embed, then redoes every vector', async () => {
+    mem = await openMemory({ embedder: new HashEmbedder(384) });
+    await mem.storeMany([{ id: 'a', text: 'alpha' }, { id: 'b', text: 'beta' }]);
+    await mem.ready();
+    const bytes = await mem.exportDatabase();
+    await mem.close();
+    const other = new HashEmbedder(64);
+    expect(await codeOf(HybridMemory.open({ storage: { bytes }, embedder: other }))).toBe('DIMENSION_MISMATCH');
+    const progress: number[] = [];
+    mem = await HybridMemory.open({ storage: { bytes }, embedder: other, reembed: true, enrichment: { onProgress: (p) => progress.push(p.done) } });
+    await mem.ready();
+    const stats = await mem.stats();
+    expect(stats).toMatchObject({ dim: 64, embedderId: 'test-hash-64', readiness: { semantic: 2, lexical: 0 } });
+    expect(progress.at(-1)).toBe(2);
+    const [hit] = await mem.recall('alpha', { mode: 'vector' });
+    expect(hit!.legs.vector!.score).toBeCloseTo(1, 5);
+  });
+
+  it('reembed() recomputes every vector with progress', async () => {
+    const embedder = new HashEmbedder();
+    mem = await openMemory({ embedder, enrichment: { batchSize: 2 } });
+    await mem.storeMany(['one', 'two', 'three'].map((text) => ({ text })));
+    await mem.ready();
+    const calls = embedder.calls;
+    const seen: Array<{ done: number; pending: number }> = [];
+    await mem.reembed({ onProgress: (p) => seen.push({ done: p.done, pending: p.pending }) });
+    expect(embedder.calls - calls).toBe(2);
+    expect(seen.at(-1)!.pending).toBe(0);
+    expect((await mem.stats()).readiness.semantic).toBe(3);
+  });
+
+  it('reembed() needs an embedder', async () => {
+    mem = await openMemory({ embedder: null });
+    expect(await codeOf(mem.reembed())).toBe('UNSUPPORTED');
+  });
+});
+
 describe('persistence', () => {
   it('reopening the database rebuilds every index with the same answers', async () => {
     mem = await openMemory();
