@@ -17,3 +17,4 @@ export { SNAPSHOT_FORMAT, SNAPSHOT_LIMITS, type SnapshotLimits, type SnapshotMan
 export { verifySnapshot, type SnapshotExpectations } from './snapshot/read.js';
 export { SnapshotBackups, type BackupOptions, type BackupStore, type SkippedBackup } from './snapshot/backups.js';
 export { OpfsBackupStore } from './snapshot/opfs-store.js';
+export type { Context, ContextItem, ContextOptions, CitationReport } from './agent/context.js';

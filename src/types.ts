@@ -137,6 +137,11 @@ export interface RecallOptions {
   includeHistorical?: boolean;
   /** Attach per-leg ranks and scores (`legs`). Default true. */
   explain?: boolean;
+  /**
+   * Hybrid mode: rerank the fused top candidates by query-term coverage and verbatim matches of
+   * identifiers, numbers, dates and versions (deterministic, no model). Default false.
+   */
+  rerank?: boolean;
   /** Precomputed query vector; skips embedding the query. */
   queryEmbedding?: Float32Array;
 }

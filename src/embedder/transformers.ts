@@ -194,6 +194,18 @@ export class TransformersEmbedder implements Embedder {
     return run;
   }
 
+  /**
+   * Tokens per text by the model's tokenizer ([CLS] and [SEP] included, no truncation), what a
+   * prompt budget measured in this model's tokens needs.
+   *
+   * @example
+   * const [n] = await embedder.countTokens(['ADR-007: SQLite-WASM on OPFS']);
+   */
+  async countTokens(texts: string[]): Promise<number[]> {
+    validateTexts('TransformersEmbedder.countTokens', texts);
+    return texts.map((t) => this.#extractor.tokenizer.encode(t).length);
+  }
+
   /** Frees the ONNX session; the embedder cannot be used afterwards. */
   async dispose(): Promise<void> {
     await this.#queue;

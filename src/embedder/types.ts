@@ -10,4 +10,9 @@ export interface Embedder {
   readonly id: string;
   readonly dim: number;
   embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * Token counts by the model's own tokenizer, special tokens included. Optional: the context
+   * builder uses it for token budgets and falls back to an estimate without it.
+   */
+  countTokens?(texts: string[]): Promise<number[]>;
 }

@@ -23,6 +23,7 @@ import { toEdge, toRecord } from './rows.js';
 import { checkId, checkOneOf, checkOptions, normalizedVector } from './validate.js';
 import { Writer } from './writer.js';
 import { dropVectors, reconcileModel } from './model.js';
+import { buildContext, checkCitations, contextOptions, type CitationReport, type Context, type ContextOptions } from '../agent/context.js';
 import { graphPath, graphTrace } from './traversal.js';
 
 export interface OpenOptions {
@@ -202,8 +203,35 @@ export class HybridMemory {
     this.#open('recall');
     const now = this.#now();
     const lists = runLegs(this.#indexes, o, query, queryVector, now);
-    const hits = materialize(this.#indexes, o, lists, fuse(this.#indexes, o, lists, now), now);
+    const hits = materialize(this.#indexes, o, lists, fuse(this.#indexes, o, query, lists, now), now);
     return { hits, pendingSemantic: this.#indexes.catalog.size - (this.#indexes.vector?.size ?? 0), legsRun: legsRun(lists) };
+  }
+
+  /**
+   * The evidence for a prompt: recall hits with near-duplicates removed, at most `maxPerSource`
+   * per source, each tagged with a citation id (`M1`…), status and dates, cut to `budgetTokens`
+   * counted with the embedding model's tokenizer. Other options are recall's.
+   *
+   * @example
+   * const ctx = await mem.context('why is search slow at night?', { budgetTokens: 1024 });
+   * prompt += `Evidence:\n${ctx.content}\nCite as [M1].`;
+   */
+  async context(query: string, options: ContextOptions = {}): Promise<Context> {
+    this.#open('context');
+    if (typeof query !== 'string' || query.trim() === '') throw invalid('context', 'query must be a non-empty string', query);
+    const { context, recall } = contextOptions('context', options);
+    const hits = await this.recall(query, { ...recall, k: Math.min(1000, context.maxItems * 3), explain: false });
+    const embedder = this.#embedder;
+    return buildContext(hits, context, embedder?.countTokens ? (texts) => embedder.countTokens!(texts) : null);
+  }
+
+  /**
+   * Which citations in an answer (`[M2]`, `[adr-007]`) point into the evidence it was given, and
+   * which do not — refuse an answer whose `ok` is false.
+   */
+  async checkCitations(text: string, contextOrIds: Context | string[]): Promise<CitationReport> {
+    this.#open('checkCitations');
+    return checkCitations('checkCitations', text, contextOrIds);
   }
 
   /** The same query through each leg alone and fused, side by side. */
@@ -215,7 +243,7 @@ export class HybridMemory {
     const run = (mode: ResolvedRecall['mode']): Hit[] => {
       const o = { ...base, mode };
       const lists = runLegs(this.#indexes, o, query, queryVector, now);
-      return materialize(this.#indexes, o, lists, fuse(this.#indexes, o, lists, now), now);
+      return materialize(this.#indexes, o, lists, fuse(this.#indexes, o, query, lists, now), now);
     };
     return { vector: run('vector'), lexical: run('lexical'), graph: run('graph'), hybrid: run('hybrid') };
   }

@@ -31,6 +31,7 @@ export const RECALL_DEFAULTS = {
   historicalWeight: 0.8,
   includeHistorical: true,
   explain: true,
+  rerank: false,
 };
 
 export type ResolvedDefaults = typeof RECALL_DEFAULTS;
@@ -53,7 +54,7 @@ const FUSIONS: readonly FusionMethod[] = ['rrf', 'linear'];
 const LEGS = ['vector', 'lexical', 'graph', 'time'] as const;
 const OPTION_KEYS = new Set([
   'k', 'mode', 'weights', 'rrfK', 'fusion', 'alpha', 'beta', 'anchors', 'depth', 'edgeTypes', 'asOf',
-  'halfLifeDays', 'historicalWeight', 'filter', 'includeHistorical', 'explain', 'queryEmbedding',
+  'halfLifeDays', 'historicalWeight', 'filter', 'includeHistorical', 'explain', 'queryEmbedding', 'rerank',
 ]);
 
 function checkBoolean(method: string, name: string, value: unknown): boolean {
@@ -130,6 +131,7 @@ export function resolveRecall(method: string, value: unknown, defaults: Resolved
       : defaults.historicalWeight,
     includeHistorical: defined('includeHistorical') ? checkBoolean(method, 'options.includeHistorical', o.includeHistorical) : defaults.includeHistorical,
     explain: defined('explain') ? checkBoolean(method, 'options.explain', o.explain) : defaults.explain,
+    rerank: defined('rerank') ? checkBoolean(method, 'options.rerank', o.rerank) : defaults.rerank,
     anchors: defined('anchors')
       ? checkStringList(method, 'options.anchors', o.anchors, (v, i) => checkId(method, `options.anchors[${i}]`, v))
       : null,

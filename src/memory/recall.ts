@@ -5,6 +5,7 @@ import { isCompound } from '../legs/lexical/tokenizer.js';
 import { rankByTime, recordedBy, statusAt, recencyWeight, type TimeRanked } from '../legs/time/temporal.js';
 import type { Accept, LexicalHit, LexicalIndex, Scored, VectorIndex } from '../legs/types.js';
 import type { Repository } from '../storage/repository.js';
+import { rerank } from './rerank.js';
 import type { Hit, HitLegs, LegName } from '../types.js';
 import type { Catalog } from './catalog.js';
 import { matchesFilter, type ResolvedRecall } from './recall-options.js';
@@ -100,7 +101,7 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
  * Fuses the lists. A single-leg mode keeps its leg's order. Equal scores go to the memory that
  * is current, then the fresher one, so supersession shows even when relevance ties.
  */
-export function fuse(parts: RecallParts, o: ResolvedRecall, lists: LegLists, now: number): Fused[] {
+export function fuse(parts: RecallParts, o: ResolvedRecall, query: string, lists: LegLists, now: number): Fused[] {
   const reference = o.asOf ?? now;
   const status = (no: number): number => (statusAt(parts.catalog.entry(no), reference) === 'current' ? 0 : 1);
   const tieBreak = (a: number, b: number): number =>
@@ -112,7 +113,8 @@ export function fuse(parts: RecallParts, o: ResolvedRecall, lists: LegLists, now
     return only.map((h) => ({ no: h.no, score: h.score }));
   }
   const accept = scope(parts, o, now).accept;
-  return reweighHistorical(parts, fuseHybrid(o, lists, tieBreak), status, accept, o.historicalWeight, tieBreak);
+  const fused = reweighHistorical(parts, fuseHybrid(o, lists, tieBreak), status, accept, o.historicalWeight, tieBreak);
+  return o.rerank ? rerank(query, fused, o.k, (no) => parts.repository.memoryByNo(no)!.text) : fused;
 }
 
 /**
