@@ -156,6 +156,17 @@ export class HybridMemory {
     return this.#writer.relate(fromId, toId, type, options);
   }
 
+  /**
+   * Adds many edges in one transaction, all or nothing.
+   *
+   * @example
+   * await mem.relateMany([{ from: 'search', to: 'hnsw', type: 'DEPENDS_ON' }, { from: 'hnsw', to: 'backfill', type: 'DEPENDS_ON' }]);
+   */
+  async relateMany(edges: Array<{ from: string; to: string; type: string } & RelateOptions>): Promise<string[]> {
+    this.#open('relateMany');
+    return this.#writer.relateMany(edges);
+  }
+
   async unrelate(edgeId: string): Promise<void> {
     this.#open('unrelate');
     this.#writer.unrelate(edgeId);

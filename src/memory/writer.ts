@@ -77,44 +77,71 @@ export class Writer {
   }
 
   relate(fromId: unknown, toId: unknown, type: unknown, options: unknown): string {
-    const method = 'relate';
-    const from = this.#memoryNo(method, 'fromId', fromId);
-    const to = this.#memoryNo(method, 'toId', toId);
+    const draft = this.#prepareEdge('relate', '', fromId, toId, type, options);
+    return this.commitEdges('relate', [draft])[0]!;
+  }
+
+  /** Many edges in one transaction: all or nothing. */
+  relateMany(edges: unknown): string[] {
+    const method = 'relateMany';
+    if (!Array.isArray(edges)) throw invalid(method, 'edges must be an array of { from, to, type, weight?, metadata?, validFrom? }', edges);
+    const seen = new Set<string>();
+    const drafts = edges.map((e, i) => {
+      const name = `edges[${i}]`;
+      const spec = checkOptions(method, name, e) as { from?: unknown; to?: unknown; type?: unknown } & RelateOptions;
+      const { from, to, type, ...options } = spec;
+      const draft = this.#prepareEdge(method, `${name}.`, from, to, type, options);
+      const key = `${draft.src}:${draft.dst}:${draft.type}`;
+      if (seen.has(key)) throw new HybridMindError('CONFLICT', method, `${name} repeats a ${draft.type} edge from ${JSON.stringify(from)} to ${JSON.stringify(to)}`);
+      seen.add(key);
+      return draft;
+    });
+    return this.commitEdges(method, drafts);
+  }
+
+  /**
+   * Writes checked edges in one transaction. A SUPERSEDES edge closes the older fact when the
+   * newer one became true, unless it had already ended; the prior end is kept on the edge so
+   * removing the edge can reopen it.
+   */
+  commitEdges(method: string, drafts: Array<Omit<EdgeRow, 'no'>>): string[] {
+    const rows = this.#repo.transaction(method, () =>
+      drafts.map((draft) => {
+        const edge = { ...draft };
+        if (edge.type === EDGE_TYPES.SUPERSEDES) {
+          const newer = this.#repo.memoryByNo(edge.src)!;
+          const older = this.#repo.memoryByNo(edge.dst)!;
+          const startsAt = Number(newer.valid_from);
+          if (older.valid_to === null || Number(older.valid_to) > startsAt) {
+            edge.closes_valid_to = 1;
+            edge.prior_valid_to = older.valid_to === null ? null : Number(older.valid_to);
+            this.#repo.setValidTo(edge.dst, closingTime(newer, older));
+          }
+        }
+        return { ...edge, no: this.#repo.insertEdge(edge) };
+      }),
+    );
+    for (const row of rows) {
+      this.#indexes.addEdge(row);
+      if (row.closes_valid_to) this.#indexes.catalog.set(this.#repo.memoryByNo(row.dst)!);
+    }
+    return rows.map((r) => r.id);
+  }
+
+  #prepareEdge(method: string, prefix: string, fromId: unknown, toId: unknown, type: unknown, options: unknown): Omit<EdgeRow, 'no'> {
+    const from = this.#memoryNo(method, `${prefix}${prefix ? 'from' : 'fromId'}`, fromId);
+    const to = this.#memoryNo(method, `${prefix}${prefix ? 'to' : 'toId'}`, toId);
     const edgeType = checkEdgeType(method, type);
-    const o = checkOptions(method, 'options', options) as RelateOptions;
-    for (const key of Object.keys(o)) if (!['weight', 'metadata', 'validFrom'].includes(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
+    const o = checkOptions(method, prefix ? prefix.slice(0, -1) : 'options', options) as RelateOptions;
+    for (const key of Object.keys(o)) if (!['weight', 'metadata', 'validFrom'].includes(key)) throw invalid(method, `${prefix || 'options.'}${key} is not a known field`, key);
     if (from === to) throw invalid(method, 'a memory cannot be related to itself; fromId and toId are both', fromId);
-    const weight = o.weight === undefined ? 1 : checkFiniteNumber(method, 'options.weight', o.weight, { min: 0, exclusiveMin: true });
-    const metadata = JSON.stringify(checkMetadata(method, 'options.metadata', o.metadata));
-    const now = this.#now();
-    const fromEntry = this.#indexes.catalog.entry(from);
-    const validFrom = checkOptionalTime(method, 'options.validFrom', o.validFrom) ?? fromEntry.validFrom;
+    const weight = o.weight === undefined ? 1 : checkFiniteNumber(method, `${prefix || 'options.'}weight`, o.weight, { min: 0, exclusiveMin: true });
+    const metadata = JSON.stringify(checkMetadata(method, `${prefix || 'options.'}metadata`, o.metadata));
+    const validFrom = checkOptionalTime(method, `${prefix || 'options.'}validFrom`, o.validFrom) ?? this.#indexes.catalog.entry(from).validFrom;
     if (this.#repo.edgeBetween(from, to, edgeType)) {
       throw new HybridMindError('CONFLICT', method, `a ${edgeType} edge from ${JSON.stringify(fromId)} to ${JSON.stringify(toId)} already exists`);
     }
-    const target = this.#indexes.catalog.entry(to);
-    // A supersession closes the older fact when the newer one became true, unless it had already ended.
-    const closes = edgeType === EDGE_TYPES.SUPERSEDES && (target.validTo === null || target.validTo > fromEntry.validFrom);
-    const edge: Omit<EdgeRow, 'no'> = {
-      id: randomId(),
-      src: from,
-      dst: to,
-      type: edgeType,
-      weight,
-      metadata,
-      valid_from: validFrom,
-      created_at: now,
-      closes_valid_to: closes ? 1 : 0,
-      prior_valid_to: closes ? target.validTo : null,
-    };
-    const closedAt = Math.max(fromEntry.validFrom, target.validFrom + 1);
-    const no = this.#repo.transaction(method, () => {
-      if (closes) this.#repo.setValidTo(to, closedAt);
-      return this.#repo.insertEdge(edge);
-    });
-    this.#indexes.addEdge({ ...edge, no });
-    if (closes) this.#indexes.catalog.set(this.#repo.memoryByNo(to)!);
-    return edge.id;
+    return { id: randomId(), src: from, dst: to, type: edgeType, weight, metadata, valid_from: validFrom, created_at: this.#now(), closes_valid_to: 0, prior_valid_to: null };
   }
 
   unrelate(edgeId: unknown): void {
@@ -163,7 +190,7 @@ export class Writer {
     if (!edge.closes_valid_to) return;
     const target = this.#repo.memoryByNo(Number(edge.dst));
     const source = this.#repo.memoryByNo(Number(edge.src));
-    if (target && source && target.valid_to !== null && Number(target.valid_to) === Math.max(Number(source.valid_from), Number(target.valid_from) + 1)) {
+    if (target && source && target.valid_to !== null && Number(target.valid_to) === closingTime(source, target)) {
       this.#repo.setValidTo(Number(edge.dst), edge.prior_valid_to);
     }
   }
@@ -180,4 +207,9 @@ export class Writer {
     if (no === undefined) throw notFound(method, 'memory', checked);
     return no;
   }
+}
+
+/** When a supersession ends the older fact: as the newer one starts, but never before the older began. */
+function closingTime(newer: MemoryRow, older: MemoryRow): number {
+  return Math.max(Number(newer.valid_from), Number(older.valid_from) + 1);
 }

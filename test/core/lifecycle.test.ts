@@ -208,6 +208,21 @@ describe('atomic writes', () => {
   });
 });
 
+describe('relateMany', () => {
+  it('adds every edge in one transaction, supersessions included', async () => {
+    mem = await openMemory({ embedder: null });
+    await mem.storeMany(['a', 'b', 'c'].map((id, i) => ({ id, text: `memory ${id}`, createdAt: NOW - (3 - i) * DAY })));
+    const ids = await mem.relateMany([
+      { from: 'c', to: 'b', type: 'SUPERSEDES' },
+      { from: 'b', to: 'a', type: 'DEPENDS_ON', weight: 2, metadata: { why: 'test' } },
+    ]);
+    expect(ids).toHaveLength(2);
+    expect((await mem.get('b'))!.status).toBe('historical');
+    expect(await mem.path('c', 'a')).toEqual(['c', 'b', 'a']);
+    expect((await mem.edges('b', { direction: 'out' }))[0]).toMatchObject({ type: 'DEPENDS_ON', weight: 2, metadata: { why: 'test' } });
+  });
+});
+
 describe('background enrichment', () => {
   it('answers with the ready legs while embeddings are pending and counts what it could not search', async () => {
     let release!: () => void;
