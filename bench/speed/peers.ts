@@ -32,7 +32,7 @@ export function hybridMindPeers(): { store: () => HybridMemory; peers: Peer[] } 
     for (let i = 0; i < docs.length; i += BATCH) {
       await mem.storeMany(docs.slice(i, i + BATCH).map((d) => ({ id: d.id, text: d.text, embedding: d.vector, createdAt: d.createdAt })));
     }
-    for (const [from, to] of edges) await mem.relate(from, to, 'DEPENDS_ON');
+    await mem.relateMany(edges.map(([from, to]) => ({ from, to, type: 'DEPENDS_ON' })));
   };
   const leg = (mode: RecallMode, kind: Peer['kind']): Peer => ({
     name: mode === 'hybrid' ? 'hybridmind hybrid (4 legs)' : `hybridmind ${mode} leg`,
