@@ -1,6 +1,8 @@
 import { defaultEmbedder } from '../embedder/default.js';
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, notFound } from '../errors.js';
+import type { WorkerLike } from '../client/connect.js';
+import type { ConnectOptions, RemoteMemory } from '../client/types.js';
 import type { AnnOptions } from '../legs/vector/adaptive-index.js';
 import { loadVectorKernel, type VectorKernelSource } from '../legs/vector/kernel.js';
 import { silentLogger, type Logger } from '../logger.js';
@@ -23,6 +25,7 @@ import { toEdge, toRecord } from './rows.js';
 import { checkId, checkOneOf, checkOptions, normalizedVector } from './validate.js';
 import { Writer } from './writer.js';
 import { dropVectors, reconcileModel } from './model.js';
+import { resolveAutoEdges, type AutoEdgeOptions } from './auto-edges.js';
 import { buildContext, checkCitations, contextOptions, type CitationReport, type Context, type ContextOptions } from '../agent/context.js';
 import { graphPath, graphTrace } from './traversal.js';
 
@@ -54,12 +57,14 @@ export interface OpenOptions {
    * Without it such a store is refused with MODEL_MISMATCH / DIMENSION_MISMATCH.
    */
   reembed?: boolean;
+  /** Edges drawn at ingest: references by identifier, shared rare identifiers, session turns. `false` turns them off. */
+  autoEdges?: AutoEdgeOptions | false;
 }
 
 /** `HybridMemory.importSnapshot` options: those of `open` (the storage is the snapshot) plus reader limits. */
 export type ImportSnapshotOptions = Omit<OpenOptions, 'storage'> & { limits?: SnapshotLimits };
 
-const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel', 'ann', 'reembed']);
+const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel', 'ann', 'reembed', 'autoEdges']);
 
 /**
  * An agent's long-term memory: SQLite as the truth, four retrieval legs (dense vectors, BM25,
@@ -100,6 +105,18 @@ export class HybridMemory {
     return new EnrichmentQueue(this.#embedder, { textOf: (no) => this.#textOf(no), commit: (batch) => this.#writer.commitVectors(batch) }, this.#logger, this.#enrichmentOptions);
   }
 
+  /**
+   * Opens a store in a Web Worker started from `hybridmind/worker` and returns this API with every
+   * method async. A thin forwarder to `connect` in `hybridmind/client`: pages that only talk to a
+   * worker should import that instead, so the engine stays out of their bundle.
+   *
+   * @example
+   * const mem = await HybridMemory.connect(new Worker(workerUrl, { type: 'module' }), { store: 'notes' });
+   */
+  static async connect(worker: WorkerLike, options: ConnectOptions = {}): Promise<RemoteMemory> {
+    return (await import('../client/connect.js')).connect(worker, options);
+  }
+
   /** Opens (or creates) a store and rebuilds its indexes from SQLite. */
   static async open(options: OpenOptions = {}): Promise<HybridMemory> {
     const method = 'HybridMemory.open';
@@ -115,13 +132,14 @@ export class HybridMemory {
     if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);
     if (o.logger !== undefined && typeof o.logger !== 'function') throw invalid(method, 'options.logger must be a function', o.logger);
     const defaults = resolveDefaults(method, o.recall);
+    const autoEdges = resolveAutoEdges(method, o.autoEdges);
     const embedder = o.embedder === undefined ? await defaultEmbedder(o.logger ?? silentLogger) : o.embedder;
     const driver = await openDriver(method, o.storage);
     try {
       const repo = new Repository(driver);
       const dim = reconcileModel(method, repo, embedder, o.dim ?? embedder?.dim ?? null, o.reembed === true);
       const kernel = o.vectorKernel === false ? null : await loadVectorKernel(o.vectorKernel);
-      const indexes = new Indexes(repo, kernel, dim, o.ann ?? {}, o.logger);
+      const indexes = new Indexes(repo, { kernel, dim, ann: o.ann ?? {}, logger: o.logger, autoEdges });
       indexes.rebuild();
       const mem = new HybridMemory(repo, indexes, embedder, o.now ?? Date.now, o.logger ?? silentLogger, defaults, o.enrichment);
       mem.#enrichment?.enqueue(repo.memoriesWithoutVector());
