@@ -55,6 +55,8 @@ export default defineConfig({
   plugins: vitest ? [] : [...hybridmind(), localModels(resolve('build/demo/models'))],
   worker: { format: 'es', plugins: () => hybridmind() },
   server: { port: 5173, strictPort: true, fs: { allow: ['.'] } },
+  // Found up front, so the dev server never reloads a page to add a dependency it discovered late.
+  optimizeDeps: { entries: ['demo/index.html', 'e2e/fixtures/harness.html'], include: ['comlink', 'fflate', 'graphology', 'minisearch', 'stemmer'] },
   preview: { port: 4173, strictPort: true },
   build: {
     outDir: 'build/demo',

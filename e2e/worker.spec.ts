@@ -1,0 +1,112 @@
+import { expect, test, type Page } from '@playwright/test';
+
+/** Opens the harness on `store` and waits until its worker has the store. */
+async function open(page: Page, store: string, options: Record<string, unknown> = {}): Promise<string> {
+  await page.goto(`/e2e/fixtures/harness.html?auto=0&store=${store}`);
+  return page.evaluate((o) => window.hmConnect(o), options);
+}
+
+test('store → recall in the worker, with coded errors across the boundary', async ({ page }) => {
+  expect(await open(page, 'basic')).toBe('owner');
+  const result = await page.evaluate(async () => {
+    const hm = window.hm!;
+    await hm.storeMany([
+      { id: 'adr-003', text: 'ADR-003: agent memory lives in IndexedDB', createdAt: '2025-01-01' },
+      { id: 'adr-007', text: 'ADR-007: SQLite-WASM on OPFS is the source of truth for agent memory', createdAt: '2025-06-01' },
+      { id: 'order', text: 'Order #4821 shipped late because the carrier lost the parcel' },
+    ]);
+    await hm.relate('adr-007', 'adr-003', 'SUPERSEDES');
+    await hm.ready();
+    const hits = await hm.recall('where does the agent keep its memory?', { k: 3 });
+    const vector = new Float32Array(384).fill(0.05);
+    await hm.store({ id: 'with-vector', text: 'a memory with its own vector', embedding: vector });
+    const errors: Array<string | undefined> = [];
+    for (const bad of [() => hm.store({ id: 'adr-007', text: 'again' }), () => hm.get(''), () => hm.edges('nope')]) {
+      errors.push(await bad().then(() => undefined, (e: { name: string; code: string }) => `${e.name}:${e.code}`));
+    }
+    return {
+      ids: hits.map((h) => h.id),
+      statuses: Object.fromEntries(hits.map((h) => [h.id, h.status])),
+      legs: Object.keys(hits[0]!.legs),
+      transferred: vector.byteLength === 0,
+      errors,
+      stats: await hm.stats(),
+    };
+  });
+  expect(result.ids.slice(0, 2).sort()).toEqual(['adr-003', 'adr-007']);
+  expect(result.ids[0]).toBe('adr-007');
+  expect(result.statuses['adr-003']).toBe('historical');
+  expect(result.legs).toContain('vector');
+  expect(result.transferred).toBe(true);
+  expect(result.errors).toEqual(['HybridMindError:CONFLICT', 'HybridMindError:INVALID_ARGUMENT', 'HybridMindError:NOT_FOUND']);
+  expect(result.stats).toMatchObject({ memories: 4, storage: expect.stringContaining('hybridmind-basic') });
+});
+
+test('reload: the same memories and the same recall answers', async ({ page }) => {
+  await open(page, 'reload');
+  const before = await page.evaluate(async () => {
+    const hm = window.hm!;
+    await hm.storeMany(Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, text: `Memory ${i}: ${['deploy on Tuesday', 'ticket OPS-11' + i, 'carrier webhook', 'refund over 500 EUR'][i % 4]}` })));
+    await hm.ready();
+    return { hits: (await hm.recall('which deploy days are allowed?', { k: 5 })).map((h) => [h.id, h.score]), count: (await hm.stats()).memories };
+  });
+  await page.reload();
+  await page.evaluate(() => window.hmConnect());
+  const after = await page.evaluate(async () => {
+    const hm = window.hm!;
+    await hm.ready();
+    return { hits: (await hm.recall('which deploy days are allowed?', { k: 5 })).map((h) => [h.id, h.score]), count: (await hm.stats()).memories };
+  });
+  expect(after).toEqual(before);
+});
+
+test('two tabs on one store: the second goes through the owner, BUSY on request, hand-over on close', async ({ context }) => {
+  const a = await context.newPage();
+  const b = await context.newPage();
+  expect(await open(a, 'shared')).toBe('owner');
+  expect(await open(b, 'shared')).toBe('follower');
+  await b.evaluate(() => window.hm!.store({ id: 'from-b', text: 'Written in tab B, stored by tab A' }));
+  expect(await a.evaluate(async () => (await window.hm!.get('from-b'))?.text)).toBe('Written in tab B, stored by tab A');
+
+  const c = await context.newPage();
+  await c.goto('/e2e/fixtures/harness.html?auto=0&store=shared');
+  const busy = await c.evaluate(() => window.hmConnect({ multiTab: 'fail' }).then(() => 'connected', () => window.hmError));
+  expect(busy).toMatchObject({ code: 'BUSY' });
+
+  await a.close();
+  await expect.poll(() => b.evaluate(() => window.hm!.role()), { timeout: 30_000 }).toBe('owner');
+  const afterHandover = await b.evaluate(async () => {
+    await window.hm!.store({ id: 'after', text: 'Written after tab A closed' });
+    return (await window.hm!.stats()).memories;
+  });
+  expect(afterHandover).toBe(2);
+});
+
+test('recall latency inside the worker (printed, not asserted)', async ({ page }) => {
+  await open(page, 'latency');
+  const timing = await page.evaluate(async () => {
+    const hm = window.hm!;
+    const topics = ['deploy', 'carrier webhook', 'refund', 'OPFS storage', 'ticket triage', 'tablet offline mode', 'invoice export', 'alerting'];
+    await hm.storeMany(Array.from({ length: 1000 }, (_, i) => ({ text: `Note ${i} about ${topics[i % topics.length]} and order #${4000 + i}` })));
+    const t0 = performance.now();
+    await hm.ready();
+    const enrichMs = performance.now() - t0;
+    const measure = async (q: string, options: () => object) => {
+      const times: number[] = [];
+      for (let i = 0; i < 15; i++) {
+        const o = options(); // a fresh object each time: a query vector is transferred, so it is used up
+        const t = performance.now();
+        await hm.recall(q, o);
+        times.push(performance.now() - t);
+      }
+      return times.sort((x, y) => x - y)[7]!;
+    };
+    return {
+      enrichMs,
+      hybrid: await measure('what did we decide about carrier webhooks?', () => ({ k: 10 })),
+      lexical: await measure('order #4821', () => ({ k: 10, mode: 'lexical' })),
+      vectorPrecomputed: await measure('x', () => ({ k: 10, mode: 'vector', queryEmbedding: new Float32Array(384).fill(0.05) })),
+    };
+  });
+  console.log(`[latency] 1000 memories in the worker (headless Chromium): embedding all ${timing.enrichMs.toFixed(0)} ms; median recall, page round trip included: hybrid (query embedded) ${timing.hybrid.toFixed(1)} ms, lexical ${timing.lexical.toFixed(1)} ms, vector with a given query vector ${timing.vectorPrecomputed.toFixed(1)} ms`);
+});
