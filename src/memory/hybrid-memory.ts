@@ -3,10 +3,8 @@ import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, notFound } from '../errors.js';
 import type { WorkerLike } from '../client/connect.js';
 import type { ConnectOptions, RemoteMemory } from '../client/types.js';
-import type { AnnOptions } from '../legs/vector/adaptive-index.js';
-import { loadVectorKernel, type VectorKernelSource } from '../legs/vector/kernel.js';
+import { loadVectorKernel } from '../legs/vector/kernel.js';
 import { silentLogger, type Logger } from '../logger.js';
-import type { SqlDriver } from '../storage/driver.js';
 import { Repository, type MemoryRow } from '../storage/repository.js';
 import { SCHEMA_VERSION } from '../storage/schema.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
@@ -14,57 +12,24 @@ import { openSnapshot } from '../snapshot/read.js';
 import { replaceContent } from '../snapshot/replace.js';
 import { writeSnapshot } from '../snapshot/write.js';
 import type {
-  CompareResult, Direction, Edge, Hit, MemoryInput, MemoryPatch, MemoryRecord, Readiness, RecallDefaults,
+  CompareResult, Direction, Edge, Hit, MemoryInput, MemoryPatch, MemoryRecord, Readiness,
   RecallOptions, RecallReport, RelateOptions, Stats, TraceOptions, TraceResult,
 } from '../types.js';
 import { EnrichmentQueue, type EnrichmentOptions, type EnrichmentProgress, type EnrichmentStatus } from './enrichment.js';
 import { Indexes } from './indexes.js';
 import { fuse, legsRun, materialize, runLegs } from './recall.js';
-import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRecall } from './recall-options.js';
+import { resolveRecall, type ResolvedDefaults, type ResolvedRecall } from './recall-options.js';
 import { toEdge, toRecord } from './rows.js';
 import { checkId, checkOneOf, checkOptions, normalizedVector } from './validate.js';
 import { Writer } from './writer.js';
 import { dropVectors, reconcileModel } from './model.js';
-import { resolveAutoEdges, type AutoEdgeOptions } from './auto-edges.js';
+import { autoEdgeKind, type AutoEdgeKind } from './auto-edges.js';
+import { checkOpenOptions, openDriver, type ImportSnapshotOptions, type OpenOptions } from './open-options.js';
+
+export type { ImportSnapshotOptions, OpenOptions };
 import { buildContext, checkCitations, contextOptions, type CitationReport, type Context, type ContextOptions } from '../agent/context.js';
 import { graphPath, graphTrace } from './traversal.js';
 
-export interface OpenOptions {
-  /** `'memory'` (default): an in-memory SQLite-WASM database. Or any `SqlDriver`, or database bytes. */
-  storage?: 'memory' | SqlDriver | { bytes: Uint8Array };
-  /**
-   * Computes vectors for memories stored without one. Omitted: all-MiniLM-L6-v2 through
-   * transformers.js when it can be loaded (see `defaultEmbedder`). `null`: no dense leg unless
-   * vectors are given.
-   */
-  embedder?: Embedder | null;
-  /** Vector dimension for a new store (else the embedder's, else the first vector's). */
-  dim?: number;
-  /** The clock, epoch ms; tests pin it. */
-  now?: () => number;
-  logger?: Logger;
-  /** Defaults for every `recall()` on this store. */
-  recall?: RecallDefaults;
-  /** Background embedding: batch size, retries, progress. */
-  enrichment?: EnrichmentOptions;
-  /** The WASM-SIMD kernel: a precompiled module (required on Cloudflare Workers) or bytes; `false` forces the JS scan. */
-  vectorKernel?: VectorKernelSource | false;
-  /** HNSW for large stores (threshold, m, efConstruction, efSearch); `false` keeps the exact scan. */
-  ann?: AnnOptions | false;
-  /**
-   * Open a store whose vectors came from another model or dimension by dropping them and
-   * embedding every memory again with `embedder` (progress through `enrichment.onProgress`).
-   * Without it such a store is refused with MODEL_MISMATCH / DIMENSION_MISMATCH.
-   */
-  reembed?: boolean;
-  /** Edges drawn at ingest: references by identifier, shared rare identifiers, session turns. `false` turns them off. */
-  autoEdges?: AutoEdgeOptions | false;
-}
-
-/** `HybridMemory.importSnapshot` options: those of `open` (the storage is the snapshot) plus reader limits. */
-export type ImportSnapshotOptions = Omit<OpenOptions, 'storage'> & { limits?: SnapshotLimits };
-
-const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel', 'ann', 'reembed', 'autoEdges']);
 
 /**
  * An agent's long-term memory: SQLite as the truth, four retrieval legs (dense vectors, BM25,
@@ -120,19 +85,7 @@ export class HybridMemory {
   /** Opens (or creates) a store and rebuilds its indexes from SQLite. */
   static async open(options: OpenOptions = {}): Promise<HybridMemory> {
     const method = 'HybridMemory.open';
-    const o = checkOptions(method, 'options', options) as OpenOptions;
-    for (const key of Object.keys(o)) if (!OPEN_KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
-    if (o.embedder != null && (typeof o.embedder !== 'object' || typeof o.embedder.embed !== 'function' || typeof o.embedder.id !== 'string')) {
-      throw invalid(method, 'options.embedder must be an Embedder ({ id, dim, embed }) or null', o.embedder);
-    }
-    if (o.dim !== undefined && (!Number.isInteger(o.dim) || o.dim < 1 || o.dim > 65_536)) throw invalid(method, 'options.dim must be an integer from 1 to 65536', o.dim);
-    if (o.embedder && o.dim !== undefined && o.embedder.dim !== o.dim) {
-      throw new HybridMindError('DIMENSION_MISMATCH', method, `options.dim is ${o.dim} but the embedder ${JSON.stringify(o.embedder.id)} makes ${o.embedder.dim}-d vectors`);
-    }
-    if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);
-    if (o.logger !== undefined && typeof o.logger !== 'function') throw invalid(method, 'options.logger must be a function', o.logger);
-    const defaults = resolveDefaults(method, o.recall);
-    const autoEdges = resolveAutoEdges(method, o.autoEdges);
+    const { o, defaults, autoEdges } = checkOpenOptions(method, options);
     const embedder = o.embedder === undefined ? await defaultEmbedder(o.logger ?? silentLogger) : o.embedder;
     const driver = await openDriver(method, o.storage);
     try {
@@ -217,6 +170,18 @@ export class HybridMemory {
       .edgesOf(no)
       .filter((e) => direction === 'both' || (direction === 'out' ? Number(e.src) === no : Number(e.dst) === no))
       .map((e) => toEdge(e, (n) => this.#indexes.catalog.entry(n).id));
+  }
+
+  /** Edges the store drew itself at ingest (see `autoEdges`), each with `metadata.auto = { by, reason }`. */
+  async autoEdges(options: { by?: AutoEdgeKind } = {}): Promise<Edge[]> {
+    this.#open('autoEdges');
+    return this.#repo.autoEdges(autoEdgeKind('autoEdges', options)).map((e) => toEdge(e, (n) => this.#indexes.catalog.entry(n).id));
+  }
+
+  /** Removes the edges the store drew itself (of one kind, or all); returns how many. */
+  async removeAutoEdges(options: { by?: AutoEdgeKind } = {}): Promise<number> {
+    this.#open('removeAutoEdges');
+    return this.#writer.removeAutoEdges(autoEdgeKind('removeAutoEdges', options));
   }
 
   /** The top hits for a query, fused from the legs the mode selects. */
@@ -492,22 +457,3 @@ export class HybridMemory {
     return this.#indexes.catalog.get(no) ? this.#repo.memoryByNo(no)?.text : undefined;
   }
 }
-
-/**
- * SQLite-WASM is loaded only when a store asks for it: Cloudflare Workers cannot start it (it
- * compiles WebAssembly at run time), so an edge bundle that passes its own driver must never
- * reach it through a static import.
- */
-async function openDriver(method: string, storage: OpenOptions['storage']): Promise<SqlDriver> {
-  const sqliteWasm = async () => (await import('../storage/sqlite-wasm.js')).SqliteWasmDriver;
-  if (storage === undefined || storage === 'memory') return (await sqliteWasm()).open();
-  if (typeof storage === 'object' && storage !== null) {
-    if ('bytes' in storage) {
-      if (!(storage.bytes instanceof Uint8Array)) throw invalid(method, 'options.storage.bytes must be a Uint8Array', storage.bytes);
-      return (await sqliteWasm()).open({ bytes: storage.bytes });
-    }
-    if (typeof (storage as SqlDriver).all === 'function' && typeof (storage as SqlDriver).transaction === 'function') return storage as SqlDriver;
-  }
-  throw invalid(method, "options.storage must be 'memory', a SqlDriver or { bytes: Uint8Array }", storage);
-}
-

@@ -7,8 +7,17 @@ import type { LexicalIndex, VectorIndex } from '../legs/types.js';
 import type { Logger } from '../logger.js';
 import { sqlAnnStore } from '../storage/ann-store.js';
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
+import { AutoEdges, type AutoEdgeOptions } from './auto-edges.js';
 import { Catalog } from './catalog.js';
 import type { RecallParts } from './recall.js';
+
+export interface IndexOptions {
+  kernel: VectorKernel | null;
+  dim: number | null;
+  ann?: AnnOptions | false;
+  logger?: Logger;
+  autoEdges: Required<AutoEdgeOptions> | null;
+}
 
 /**
  * The in-memory side of a store: catalog and the four legs' indexes. They are derived from SQLite
@@ -20,17 +29,22 @@ export class Indexes implements RecallParts {
   readonly graph = new GraphIndex();
   vector: VectorIndex | null = null;
   readonly repository: Repository;
+  /** Lookups for edges the store draws itself; null when `autoEdges: false`. */
+  readonly auto: AutoEdges | null;
   readonly #kernel: VectorKernel | null;
   readonly #ann: AnnOptions | false;
   readonly #logger: Logger | undefined;
+  readonly #options: IndexOptions;
 
   /** `ann: false` keeps the exact scan at any size; otherwise HNSW takes over past its threshold. */
-  constructor(repository: Repository, kernel: VectorKernel | null, dim: number | null, ann: AnnOptions | false = {}, logger?: Logger) {
+  constructor(repository: Repository, options: IndexOptions) {
     this.repository = repository;
-    this.#kernel = kernel;
-    this.#ann = ann;
-    this.#logger = logger;
-    if (dim !== null) this.vector = this.#createVectorIndex(dim);
+    this.#options = options;
+    this.#kernel = options.kernel;
+    this.#ann = options.ann ?? {};
+    this.#logger = options.logger;
+    this.auto = options.autoEdges ? new AutoEdges(options.autoEdges) : null;
+    if (options.dim !== null) this.vector = this.#createVectorIndex(options.dim);
   }
 
   #createVectorIndex(dim: number): VectorIndex {
@@ -63,7 +77,7 @@ export class Indexes implements RecallParts {
 
   /** Empty indexes over the same database, kernel and options, to be filled and swapped in by a restore. */
   emptyLike(dim: number | null): Indexes {
-    return new Indexes(this.repository, this.#kernel, dim, this.#ann, this.#logger);
+    return new Indexes(this.repository, { ...this.#options, dim });
   }
 
   ensureVectorIndex(dim: number): VectorIndex {
@@ -72,18 +86,22 @@ export class Indexes implements RecallParts {
   }
 
   addMemory(row: MemoryRow): void {
-    this.catalog.set(row);
+    const entry = this.catalog.set(row);
     this.lexical.add(row.no, row.text);
     this.graph.addNode(row.no);
+    this.auto?.register({ no: row.no, id: row.id, text: row.text, metadata: entry.metadata });
   }
 
   /** After an update: the text is re-indexed only when it changed. */
   updateMemory(before: MemoryRow, after: MemoryRow): void {
-    this.catalog.set(after);
+    const entry = this.catalog.set(after);
     if (before.text !== after.text) this.lexical.add(after.no, after.text);
+    this.auto?.unregister(after.no);
+    this.auto?.register({ no: after.no, id: after.id, text: after.text, metadata: entry.metadata });
   }
 
   removeMemory(no: number): void {
+    this.auto?.unregister(no);
     this.catalog.delete(no);
     this.lexical.remove(no);
     this.graph.removeNode(no);

@@ -1,7 +1,7 @@
 import { HybridMindError, invalid, notFound } from '../errors.js';
 import { randomId } from '../ids.js';
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
-import { EDGE_TYPES, type RelateOptions } from '../types.js';
+import { EDGE_TYPES, type Metadata, type RelateOptions } from '../types.js';
 import type { EnrichmentQueue } from './enrichment.js';
 import type { Indexes } from './indexes.js';
 import { applyPatch, duplicateId, prepareMemory, type PreparedMemory } from './rows.js';
@@ -44,13 +44,14 @@ export class Writer {
       dim ??= p.vector?.length ?? null;
       prepared.push(p);
     }
-    const rows: MemoryRow[] = this.#repo.transaction(method, () => {
+    const [rows, edges] = this.#repo.transaction(method, () => {
       if (this.#repo.getMeta('dim') === null && dim !== null) this.#repo.setMeta('dim', String(dim));
-      return prepared.map((p) => {
+      const inserted: MemoryRow[] = prepared.map((p) => {
         const no = this.#repo.insertMemory(p.row);
         if (p.vector) this.#repo.setVector(no, p.vector);
         return { ...p.row, no };
       });
+      return [inserted, this.#insertEdges(this.#autoEdgeDrafts(inserted))] as const;
     });
     const waiting: number[] = [];
     rows.forEach((row, i) => {
@@ -60,8 +61,32 @@ export class Writer {
       else waiting.push(row.no);
       if (onProgress && ((i + 1) % PROGRESS_EVERY === 0 || i + 1 === rows.length)) onProgress({ done: i + 1, total: rows.length });
     });
+    this.#indexEdges(edges);
     this.#enrichment?.enqueue(waiting);
     return rows.map((r) => r.id);
+  }
+
+  /** Edges the store draws for new memories, marked `auto: { by, reason }`, minus ones that exist. */
+  #autoEdgeDrafts(rows: readonly MemoryRow[]): Array<Omit<EdgeRow, 'no'>> {
+    const auto = this.#indexes.auto;
+    if (!auto || rows.length === 0) return [];
+    const batch = rows.map((r) => ({ no: r.no, id: r.id, text: r.text, metadata: JSON.parse(r.metadata) as Metadata }));
+    const validFrom = new Map(rows.map((r) => [r.no, Number(r.valid_from)]));
+    return auto
+      .propose(batch)
+      .filter((p) => !this.#repo.edgeBetween(p.from, p.to, p.type))
+      .map((p) => ({
+        id: randomId(),
+        src: p.from,
+        dst: p.to,
+        type: p.type,
+        weight: p.weight,
+        metadata: JSON.stringify({ auto: { by: p.by, reason: p.reason } }),
+        valid_from: validFrom.get(p.from) ?? this.#indexes.catalog.entry(p.from).validFrom,
+        created_at: this.#now(),
+        closes_valid_to: 0,
+        prior_valid_to: null,
+      }));
   }
 
   /** Background embeddings land here; a memory whose text changed meanwhile is skipped. */
@@ -105,8 +130,13 @@ export class Writer {
    * removing the edge can reopen it.
    */
   commitEdges(method: string, drafts: Array<Omit<EdgeRow, 'no'>>): string[] {
-    const rows = this.#repo.transaction(method, () =>
-      drafts.map((draft) => {
+    const rows = this.#repo.transaction(method, () => this.#insertEdges(drafts));
+    this.#indexEdges(rows);
+    return rows.map((r) => r.id);
+  }
+
+  #insertEdges(drafts: Array<Omit<EdgeRow, 'no'>>): EdgeRow[] {
+    return drafts.map((draft) => {
         const edge = { ...draft };
         if (edge.type === EDGE_TYPES.SUPERSEDES) {
           const newer = this.#repo.memoryByNo(edge.src)!;
@@ -118,14 +148,15 @@ export class Writer {
             this.#repo.setValidTo(edge.dst, closingTime(newer, older));
           }
         }
-        return { ...edge, no: this.#repo.insertEdge(edge) };
-      }),
-    );
+      return { ...edge, no: this.#repo.insertEdge(edge) };
+    });
+  }
+
+  #indexEdges(rows: readonly EdgeRow[]): void {
     for (const row of rows) {
       this.#indexes.addEdge(row);
       if (row.closes_valid_to) this.#indexes.catalog.set(this.#repo.memoryByNo(row.dst)!);
     }
-    return rows.map((r) => r.id);
   }
 
   #prepareEdge(method: string, prefix: string, fromId: unknown, toId: unknown, type: unknown, options: unknown): Omit<EdgeRow, 'no'> {
@@ -150,6 +181,16 @@ export class Writer {
     if (!edge) throw notFound('unrelate', 'edge', id);
     this.#repo.transaction('unrelate', () => this.#dropEdge(edge));
     this.#afterEdgeDropped(edge);
+  }
+
+  /** Removes the edges the store drew itself (of one kind, or all) in one transaction; returns how many. */
+  removeAutoEdges(by: string | null): number {
+    const edges = this.#repo.autoEdges(by);
+    this.#repo.transaction('removeAutoEdges', () => {
+      for (const edge of edges) this.#dropEdge(edge);
+    });
+    for (const edge of edges) this.#afterEdgeDropped(edge);
+    return edges.length;
   }
 
   update(id: unknown, patch: unknown): void {

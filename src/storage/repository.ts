@@ -156,6 +156,13 @@ export class Repository {
     return this.db.all<EdgeRow & Record<string, never>>(`SELECT ${EDGE_COLUMNS} FROM edges WHERE src = ? OR dst = ? ORDER BY no`, [no, no]);
   }
 
+  /** Edges the store drew itself (`metadata.auto`), optionally of one kind. */
+  autoEdges(by: string | null): EdgeRow[] {
+    return by === null
+      ? this.db.all<EdgeRow & Record<string, never>>(`SELECT ${EDGE_COLUMNS} FROM edges WHERE json_extract(metadata, '$.auto.by') IS NOT NULL ORDER BY no`)
+      : this.db.all<EdgeRow & Record<string, never>>(`SELECT ${EDGE_COLUMNS} FROM edges WHERE json_extract(metadata, '$.auto.by') = ? ORDER BY no`, [by]);
+  }
+
   allEdges(): EdgeRow[] {
     return this.db.all<EdgeRow & Record<string, never>>(`SELECT ${EDGE_COLUMNS} FROM edges ORDER BY no`);
   }

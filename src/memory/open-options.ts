@@ -1,0 +1,87 @@
+import type { Embedder } from '../embedder/types.js';
+import { HybridMindError, invalid } from '../errors.js';
+import type { AnnOptions } from '../legs/vector/adaptive-index.js';
+import type { VectorKernelSource } from '../legs/vector/kernel.js';
+import type { Logger } from '../logger.js';
+import type { SnapshotLimits } from '../snapshot/format.js';
+import type { SqlDriver } from '../storage/driver.js';
+import type { RecallDefaults } from '../types.js';
+import { resolveAutoEdges, type AutoEdgeOptions } from './auto-edges.js';
+import type { EnrichmentOptions } from './enrichment.js';
+import { resolveDefaults, type ResolvedDefaults } from './recall-options.js';
+import { checkOptions } from './validate.js';
+
+/** Options of `HybridMemory.open`. Every field is optional. */
+export interface OpenOptions {
+  /** `'memory'` (default): an in-memory SQLite-WASM database. Or any `SqlDriver`, or database bytes. */
+  storage?: 'memory' | SqlDriver | { bytes: Uint8Array };
+  /**
+   * Computes vectors for memories stored without one. Omitted: all-MiniLM-L6-v2 through
+   * transformers.js when it can be loaded (see `defaultEmbedder`). `null`: no dense leg unless
+   * vectors are given.
+   */
+  embedder?: Embedder | null;
+  /** Vector dimension for a new store (else the embedder's, else the first vector's). */
+  dim?: number;
+  /** The clock, epoch ms; tests pin it. */
+  now?: () => number;
+  logger?: Logger;
+  /** Defaults for every `recall()` on this store. */
+  recall?: RecallDefaults;
+  /** Background embedding: batch size, retries, progress. */
+  enrichment?: EnrichmentOptions;
+  /** The WASM-SIMD kernel: a precompiled module (required on Cloudflare Workers) or bytes; `false` forces the JS scan. */
+  vectorKernel?: VectorKernelSource | false;
+  /** HNSW for large stores (threshold, m, efConstruction, efSearch); `false` keeps the exact scan. */
+  ann?: AnnOptions | false;
+  /**
+   * Open a store whose vectors came from another model or dimension by dropping them and
+   * embedding every memory again with `embedder` (progress through `enrichment.onProgress`).
+   * Without it such a store is refused with MODEL_MISMATCH / DIMENSION_MISMATCH.
+   */
+  reembed?: boolean;
+  /** Edges drawn at ingest: references by identifier, shared rare identifiers, session turns. Off by default; `true` for all. */
+  autoEdges?: AutoEdgeOptions | boolean;
+}
+
+/** `HybridMemory.importSnapshot` options: those of `open` (the storage is the snapshot) plus reader limits. */
+export type ImportSnapshotOptions = Omit<OpenOptions, 'storage'> & { limits?: SnapshotLimits };
+
+const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel', 'ann', 'reembed', 'autoEdges']);
+
+/** Checks `open()`'s options before anything loads, and resolves the per-store defaults. */
+export function checkOpenOptions(method: string, options: unknown): { o: OpenOptions; defaults: ResolvedDefaults; autoEdges: Required<AutoEdgeOptions> | null } {
+  const o = checkOptions(method, 'options', options) as OpenOptions;
+  for (const key of Object.keys(o)) if (!OPEN_KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
+  if (o.embedder != null && (typeof o.embedder !== 'object' || typeof o.embedder.embed !== 'function' || typeof o.embedder.id !== 'string')) {
+    throw invalid(method, 'options.embedder must be an Embedder ({ id, dim, embed }) or null', o.embedder);
+  }
+  if (o.dim !== undefined && (!Number.isInteger(o.dim) || o.dim < 1 || o.dim > 65_536)) throw invalid(method, 'options.dim must be an integer from 1 to 65536', o.dim);
+  if (o.embedder && o.dim !== undefined && o.embedder.dim !== o.dim) {
+    throw new HybridMindError('DIMENSION_MISMATCH', method, `options.dim is ${o.dim} but the embedder ${JSON.stringify(o.embedder.id)} makes ${o.embedder.dim}-d vectors`);
+  }
+  if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);
+  if (o.logger !== undefined && typeof o.logger !== 'function') throw invalid(method, 'options.logger must be a function', o.logger);
+  const defaults = resolveDefaults(method, o.recall);
+  const autoEdges = resolveAutoEdges(method, o.autoEdges);
+  return { o, defaults, autoEdges };
+}
+
+/**
+ * SQLite-WASM is loaded only when a store asks for it: Cloudflare Workers cannot start it (it
+ * compiles WebAssembly at run time), so an edge bundle that passes its own driver must never
+ * reach it through a static import.
+ */
+export async function openDriver(method: string, storage: OpenOptions['storage']): Promise<SqlDriver> {
+  const sqliteWasm = async () => (await import('../storage/sqlite-wasm.js')).SqliteWasmDriver;
+  if (storage === undefined || storage === 'memory') return (await sqliteWasm()).open();
+  if (typeof storage === 'object' && storage !== null) {
+    if ('bytes' in storage) {
+      if (!(storage.bytes instanceof Uint8Array)) throw invalid(method, 'options.storage.bytes must be a Uint8Array', storage.bytes);
+      return (await sqliteWasm()).open({ bytes: storage.bytes });
+    }
+    if (typeof (storage as SqlDriver).all === 'function' && typeof (storage as SqlDriver).transaction === 'function') return storage as SqlDriver;
+  }
+  throw invalid(method, "options.storage must be 'memory', a SqlDriver or { bytes: Uint8Array }", storage);
+}
+
