@@ -8,8 +8,9 @@ import { HybridMindError, type ErrorCode } from '../errors.js';
 
 /** Methods of `HybridMemory` a client may call, forwarded by name. */
 export const MEMORY_METHODS = [
-  'store', 'storeMany', 'relate', 'unrelate', 'update', 'forget', 'get', 'edges', 'recall', 'recallReport',
-  'compare', 'trace', 'path', 'ready', 'stats', 'compact', 'exportDatabase', 'exportSnapshot', 'restoreSnapshot',
+  'store', 'storeMany', 'relate', 'relateMany', 'unrelate', 'update', 'forget', 'get', 'edges', 'autoEdges', 'removeAutoEdges',
+  'recall', 'recallReport', 'context', 'checkCitations', 'compare', 'trace', 'path', 'ready', 'reembed', 'stats', 'compact',
+  'exportDatabase', 'exportSnapshot', 'restoreSnapshot',
 ] as const;
 export type MemoryMethod = (typeof MEMORY_METHODS)[number];
 

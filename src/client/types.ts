@@ -33,8 +33,9 @@ export interface ConnectOptions extends WorkerStoreOptions {
 type Promised<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 
 type MemoryApi = {
-  [K in 'store' | 'storeMany' | 'relate' | 'unrelate' | 'update' | 'forget' | 'get' | 'edges' | 'recall' | 'recallReport'
-    | 'compare' | 'trace' | 'path' | 'ready' | 'stats' | 'compact' | 'exportDatabase' | 'close']: Promised<HybridMemory[K]>;
+  [K in 'store' | 'storeMany' | 'relate' | 'relateMany' | 'unrelate' | 'update' | 'forget' | 'get' | 'edges' | 'autoEdges'
+    | 'removeAutoEdges' | 'recall' | 'recallReport' | 'context' | 'checkCitations' | 'compare' | 'trace' | 'path' | 'ready'
+    | 'reembed' | 'stats' | 'compact' | 'exportDatabase' | 'close']: Promised<HybridMemory[K]>;
 };
 
 /**
