@@ -88,12 +88,14 @@ describe('importSnapshotInto', () => {
     ['store.db with a b-tree page overwritten', async () => {
       const c = clone(parts);
       const db = c.parts.get('store.db')!;
-      db.fill(0xff, 4096 * 2 + 8, 4096 * 2 + 200);
+      const pageSize = new DataView(db.buffer, db.byteOffset).getUint16(16);
+      db.fill(0xff, pageSize + 8, pageSize + 200);
       return repack(c);
     }],
     ['store.db cut short', async () => {
       const c = clone(parts);
-      c.parts.set('store.db', c.parts.get('store.db')!.subarray(0, 4096 * 2));
+      const db = c.parts.get('store.db')!;
+      c.parts.set('store.db', db.subarray(0, new DataView(db.buffer, db.byteOffset).getUint16(16)));
       return repack(c);
     }],
     ['a derived HNSW blob (ignored, not trusted)', async () => repack(await withStoreDb(parts, ["INSERT INTO ann_index (name, bytes, updated_at) VALUES ('hnsw', x'deadbeef', 0)"]))],

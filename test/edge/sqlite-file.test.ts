@@ -179,7 +179,7 @@ describe('SqliteFile refuses hostile files with an Error naming the problem', ()
   });
 
   it.each([
-    ['not a database', () => new TextEncoder().encode('x'.repeat(4096)), /not a SQLite database/],
+    ['not a database', () => new TextEncoder().encode('x'.repeat(8192)), /not a SQLite database/],
     ['too short', () => good.slice(0, 100), /too short/],
     ['not whole pages', () => good.slice(0, good.length - 10), /whole number/],
     ['a bad page size', () => { const b = good.slice(); b[16] = 0; b[17] = 3; return b; }, /page size/],
@@ -191,7 +191,7 @@ describe('SqliteFile refuses hostile files with an Error naming the problem', ()
   it('a child pointer that loops back to its own page', () => {
     const b = good.slice();
     const root = memoriesRoot(b);
-    const start = (root - 1) * 4096;
+    const start = (root - 1) * new SqliteFile(b).pageSize;
     expect(b[start]).toBe(0x05);
     new DataView(b.buffer).setUint32(start + 8, root);
     expect(() => readAll(b)).toThrow(/twice/);
@@ -199,7 +199,7 @@ describe('SqliteFile refuses hostile files with an Error naming the problem', ()
 
   it('a child pointer past the end of the file', () => {
     const b = good.slice();
-    const start = (memoriesRoot(b) - 1) * 4096;
+    const start = (memoriesRoot(b) - 1) * new SqliteFile(b).pageSize;
     new DataView(b.buffer).setUint32(start + 8, 999_999);
     expect(() => readAll(b)).toThrow(/outside/);
   });

@@ -7,7 +7,8 @@ import { varintLength, writeVarint } from './record.js';
  * inserts; SQLite rebalances pages when it writes, so a packed tree is simply a full one.
  */
 
-export const PAGE_SIZE = 4096;
+/** SQLite-WASM's own default: five 384-d vectors fit a page, where 4096 holds two. */
+export const PAGE_SIZE = 8192;
 /** No bytes are reserved at the end of a page, so the whole page is usable. */
 const USABLE = PAGE_SIZE;
 

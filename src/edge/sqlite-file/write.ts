@@ -2,7 +2,7 @@ import { PAGE_SIZE, Pager, writeIndexTree, writeTableTree } from './btree.js';
 import { compareRecords, encodeRecord, type ColumnOrder, type StoredValue } from './record.js';
 
 /**
- * Writes a SQLite database file (format 4, UTF-8, rollback journal, 4096-byte pages) from a
+ * Writes a SQLite database file (format 4, UTF-8, rollback journal, 8192-byte pages) from a
  * description of its schema and content, with no SQLite engine at hand: the way a Durable
  * Object, whose runtime cannot start SQLite-WASM, hands out its database as bytes.
  */
