@@ -3,10 +3,11 @@
  * `HybridMemory` call, and the trimmed result.
  */
 import { HybridMindError } from '../errors.js';
+import type { ContextItem, ContextOptions } from './context.js';
 import type { HybridMemory } from '../memory/hybrid-memory.js';
 import type { MemoryInput, RecallFilter, RecallOptions } from '../types.js';
 import type { ToolName } from './definitions.js';
-import { toJsonValue, toToolHit, type ToolHit } from './results.js';
+import { toToolHit, type ToolHit } from './results.js';
 
 /** The default `k` of memory_recall: a model reads every hit, so fewer than the library's 10. */
 export const TOOL_RECALL_K = 5;
@@ -22,12 +23,8 @@ export interface ForgetResult { id: string; forgotten: true }
  * supersede what it cites) and makes the result itself valid evidence for `mem.checkCitations`.
  */
 export type ContextResult =
-  | { context: string; items: Array<{ cite: string; id: string; status: string }>; tokens?: number }
-  | { items: Array<Record<string, unknown> & { cite: string; id: string }>; tokens?: number }
-  | Record<string, unknown>;
-
-/** `mem.context` as the tools call it; it is optional so the tools work on a store without it. */
-type ContextMethod = (query: string, options: Record<string, unknown>) => Promise<unknown>;
+  | { context: string; items: Array<Pick<ContextItem, 'cite' | 'id' | 'status'>>; tokens: number }
+  | { items: Array<Omit<ContextItem, 'tokens' | 'score'>>; tokens: number };
 
 export const HANDLERS: Record<ToolName, (mem: HybridMemory, args: Args) => Promise<object>> = {
   memory_store: store,
@@ -88,32 +85,9 @@ async function forget(mem: HybridMemory, args: Args): Promise<ForgetResult> {
 }
 
 async function context(mem: HybridMemory, args: Args): Promise<ContextResult> {
-  const method = (mem as unknown as { context?: ContextMethod }).context;
-  if (typeof method !== 'function') throw new HybridMindError('UNSUPPORTED', 'memory_context', 'this HybridMemory has no context() method');
   const { query, ...options } = args;
-  const result = await method.call(mem, query as string, options);
-  if (isPackedContext(result)) {
-    const tokens = typeof result.tokens === 'number' ? { tokens: result.tokens } : {};
-    // json: the model wants the items as data, not as a JSON string inside JSON.
-    if (args['format'] === 'json') return { items: result.items.map(({ tokens: _t, score: _s, ...item }) => toJsonValue(item) as ContextItem), ...tokens };
-    return { context: result.content, items: result.items.map(({ cite, id, status }) => ({ cite, id, status })), ...tokens };
-  }
-  if (typeof result === 'string') return { context: result };
-  const json = toJsonValue(result);
-  return json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : { context: json };
-}
-
-/** The part of `mem.context()`'s result the tool relies on. */
-interface PackedContext {
-  content: string;
-  items: Array<{ cite: string; id: string; status: string; tokens?: unknown; score?: unknown; [key: string]: unknown }>;
-  tokens?: unknown;
-}
-
-type ContextItem = Record<string, unknown> & { cite: string; id: string };
-
-function isPackedContext(value: unknown): value is PackedContext {
-  if (value === null || typeof value !== 'object') return false;
-  const v = value as Partial<PackedContext>;
-  return typeof v.content === 'string' && Array.isArray(v.items) && v.items.every((i) => i !== null && typeof i === 'object' && typeof i.cite === 'string' && typeof i.id === 'string');
+  const packed = await mem.context(query as string, options as ContextOptions);
+  // json: the model wants the items as data, not as a JSON string inside JSON.
+  if (args['format'] === 'json') return { items: packed.items.map(({ tokens: _t, score: _s, ...item }) => item), tokens: packed.tokens };
+  return { context: packed.content, items: packed.items.map(({ cite, id, status }) => ({ cite, id, status })), tokens: packed.tokens };
 }

@@ -52,27 +52,3 @@ export function isoTime(ms: number): string {
   const date = new Date(ms);
   return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
 }
-
-/**
- * A plain JSON value for whatever an API returned: typed arrays become arrays, Dates ISO
- * strings, Maps objects, and undefined fields disappear, so JSON.stringify loses nothing silently.
- */
-export function toJsonValue(value: unknown, depth = 0): unknown {
-  if (depth > 32) return null;
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'bigint') return value.toString();
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
-  if (ArrayBuffer.isView(value)) return Array.from(value as unknown as ArrayLike<number>);
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : toJsonValue(v, depth + 1)));
-  if (value instanceof Map) return toJsonValue(Object.fromEntries(value), depth + 1);
-  if (value instanceof Set) return toJsonValue([...value], depth + 1);
-  if (typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (v !== undefined && typeof v !== 'function') out[k] = toJsonValue(v, depth + 1);
-    }
-    return out;
-  }
-  return null;
-}

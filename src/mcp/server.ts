@@ -38,7 +38,14 @@ export interface McpMemoryServer {
   idle(): Promise<void>;
 }
 
-/** An MCP `Server` exposing the memory tools over `mem`. */
+/**
+ * An MCP `Server` exposing the memory tools over `mem`, for hosts that bring their own transport
+ * or persistence (the `hybridmind-mcp` command is one such host).
+ *
+ * @example
+ * const { server } = createMcpServer(mem, { afterWrite: () => saveSnapshotFile(mem, 'agent.mind.zip') });
+ * await server.connect(new StdioServerTransport());
+ */
 export function createMcpServer(mem: HybridMemory, options: McpServerOptions = {}): McpMemoryServer {
   const tools = options.tools ?? TOOL_NAMES;
   const logger = options.logger ?? silentLogger;

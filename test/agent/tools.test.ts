@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EDGE_TYPES, HybridMemory, TOOL_DEFINITIONS, TOOL_NAMES, handleToolCall, isToolError, toolSchemas, validateToolArguments,
-  type JsonSchema, type ToolError, type ToolName,
+  type Context, type JsonSchema, type ToolError, type ToolName,
 } from '../../src/index.js';
 import { DAY, NOW, openMemory } from '../support/memory.js';
 
@@ -194,19 +194,14 @@ describe('handleToolCall', () => {
     expect(failure(await handleToolCall(closed, 'memory_recall', { query: 'q' })).code).toBe('CLOSED');
   });
 
-  it.skipIf(typeof (HybridMemory.prototype as { context?: unknown }).context === 'function')('memory_context reports UNSUPPORTED while the store has no context()', async () => {
-    expect(failure(await handleToolCall(mem, 'memory_context', { query: 'agent memory' })).code).toBe('UNSUPPORTED');
-  });
-
-  it.skipIf(typeof (HybridMemory.prototype as { context?: unknown }).context !== 'function')('memory_context returns evidence with citation ids', async () => {
+  it('memory_context returns evidence with citation ids that checkCitations accepts', async () => {
     const text = ok<{ context: string; items: Array<{ cite: string; id: string }> }>(
       await handleToolCall(mem, 'memory_context', { query: 'where does agent memory live?', budgetTokens: 256, maxItems: 3 }),
     );
     expect(text.context).toContain('OPFS');
     const cite = text.items.find((i) => i.id === 'adr-007')!.cite;
-    const checkCitations = (mem as unknown as { checkCitations: (t: string, c: unknown) => Promise<{ ok: boolean }> | { ok: boolean } }).checkCitations.bind(mem);
-    expect(await checkCitations(`It lives in OPFS [${cite}].`, text)).toMatchObject({ ok: true });
-    expect(await checkCitations('It lives in OPFS [M99].', text)).toMatchObject({ ok: false });
+    expect(await mem.checkCitations(`It lives in OPFS [${cite}].`, text as unknown as Context)).toMatchObject({ ok: true, memoryIds: ['adr-007'] });
+    expect(await mem.checkCitations('It lives in OPFS [M99].', text as unknown as Context)).toMatchObject({ ok: false, unknown: ['M99'] });
     const json = ok<Record<string, unknown>>(await handleToolCall(mem, 'memory_context', { query: 'where does agent memory live?', format: 'json' }));
     expect(JSON.parse(JSON.stringify(json))).toEqual(json);
     expect(failure(await handleToolCall(mem, 'memory_context', { query: 'q', budgetTokens: 10 })).field).toBe('budgetTokens');

@@ -109,6 +109,16 @@ describe('hybridmind-mcp over stdio', () => {
     expect(ok<{ hits: unknown[] }>(await call(server, 'memory_recall', { query: 'stored by mistake', mode: 'lexical' })).hits).toEqual([]);
   });
 
+  it('packs evidence for a prompt with citation ids', async () => {
+    const packed = ok<{ context: string; items: Array<{ cite: string; id: string; status: string }>; tokens: number }>(
+      await call(server, 'memory_context', { query: 'where does agent memory live?', budgetTokens: 256, maxItems: 3 }),
+    );
+    const item = packed.items.find((i) => i.id === 'adr-007')!;
+    expect(item).toMatchObject({ cite: expect.stringMatching(/^M\d+$/), status: 'current' });
+    expect(packed.context).toContain(`[${item.cite}]`);
+    expect(packed.tokens).toBeLessThanOrEqual(256);
+  });
+
   it('reports bad arguments as tool errors with a code and the field', async () => {
     expect(errorText(await call(server, 'memory_store', {}))).toMatch(/^INVALID_ARGUMENT: memory_store: text is required/);
     expect(errorText(await call(server, 'memory_recall', { query: 'q', k: 0 }))).toMatch(/^INVALID_ARGUMENT: memory_recall: k must be ≥ 1/);
