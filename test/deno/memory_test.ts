@@ -1,6 +1,6 @@
 /**
  * HybridMind under the real Deno 2 binary: SQLite-WASM in memory, the four legs, writes, and
- * persistence through database bytes written to a file and reopened. Run by test/edge/deno.test.ts
+ * persistence through database bytes or a .mind.zip written to a file and reopened. Run by test/edge/deno.test.ts
  * (`deno test --config test/deno/deno.json --no-check --no-remote`), offline: npm packages come
  * from the project's node_modules. tsc checks the types; Deno is here to run the code.
  */
@@ -115,6 +115,26 @@ Deno.test('persists: database bytes written to a file reopen with the same answe
       assert.equal(stats.readiness.semantic, 5);
     } finally {
       await reopened.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test('persists: a .mind.zip written to a file imports with the same answers', async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const mem = await projectMemory();
+    const before = (await mem.recall('where does agent memory live?', { k: 5 })).map((h) => [h.id, h.status]);
+    await Deno.writeFile(`${dir}/memory.mind.zip`, await mem.exportSnapshot());
+    await mem.close();
+
+    const restored = await HybridMemory.importSnapshot(await Deno.readFile(`${dir}/memory.mind.zip`), { embedder: new HashEmbedder(64), now: () => NOW });
+    try {
+      assert.deepEqual((await restored.recall('where does agent memory live?', { k: 5 })).map((h) => [h.id, h.status]), before);
+      assert.equal((await restored.stats()).edges, 3);
+    } finally {
+      await restored.close();
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

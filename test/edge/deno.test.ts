@@ -32,7 +32,7 @@ it('passes test/deno/memory_test.ts under the real Deno 2 binary, offline', asyn
       120_000,
     );
     expect(code, output).toBe(0);
-    expect(output).toMatch(/ok \| 6 passed \| 0 failed/);
+    expect(output).toMatch(/ok \| 7 passed \| 0 failed/);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
