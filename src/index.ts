@@ -17,5 +17,5 @@ export { SNAPSHOT_FORMAT, SNAPSHOT_LIMITS, type SnapshotLimits, type SnapshotMan
 export { verifySnapshot, type SnapshotExpectations } from './snapshot/read.js';
 export { SnapshotBackups, type BackupOptions, type BackupStore, type SkippedBackup } from './snapshot/backups.js';
 export { OpfsBackupStore } from './snapshot/opfs-store.js';
-export type { Context, ContextItem, ContextOptions, CitationReport } from './agent/context.js';
+export type { Context, ContextItem, ContextOptions, CitationEvidence, CitationReport } from './agent/context.js';
 export { toolSchemas, handleToolCall, validateToolArguments, isToolError, ToolArgumentError, TOOL_NAMES, TOOL_DEFINITIONS, TOOL_RECALL_K, type ToolFormat, type ToolSchemaOptions, type HandleToolCallOptions, type ToolError, type ToolName, type ToolDefinition, type ToolAnnotations, type OpenAITool, type AnthropicTool, type McpTool, type ToolHit, type StoreResult, type RecallResult, type RelateResult, type ForgetResult, type ContextResult, type JsonSchema } from './agent/tools.js';

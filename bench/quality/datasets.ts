@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { HybridMemory, type Embedder } from '../../src/index.js';
 import type { RetrievalSet } from '../lib/datasets.js';
 import { allFoundAt, averageScores, ndcgAt, recallAt, reciprocalRank, type Scores } from './metrics.js';
-import { rankedIds, systemsFor } from './systems.js';
+import { openStores, rankedIds, systemsFor } from './systems.js';
 
 const CACHE = new URL('../.cache/', import.meta.url);
 
@@ -43,16 +43,21 @@ export interface DatasetResult {
 export async function runDataset(set: RetrievalSet, embedder: Embedder | null, log: (s: string) => void, limitQueries?: number): Promise<DatasetResult> {
   log(`quality: ${set.name}: ${set.docs.length} docs, ${set.queries.length} queries`);
   const vectors = embedder ? await cachedVectors(set, embedder, log) : null;
-  const mem = await HybridMemory.open({ embedder });
-  await mem.storeMany(set.docs.map((d, i) => ({ id: d.id, text: d.text, ...(vectors ? { embedding: vectors[i]! } : {}) })));
-  await mem.ready();
+  const systems = systemsFor(embedder !== null);
+  const stores = await openStores(async (autoEdges) => {
+    const mem = await HybridMemory.open({ embedder, autoEdges });
+    await mem.storeMany(set.docs.map((d, i) => ({ id: d.id, text: d.text, ...(vectors ? { embedding: vectors[i]! } : {}) })));
+    await mem.ready();
+    if (autoEdges) log(`    automatic edges: ${(await mem.stats()).edges}`);
+    return mem;
+  }, systems);
   const queries = set.queries.slice(0, limitQueries ?? set.queries.length);
   const queryVectors = embedder ? await embedder.embed(queries.map((q) => q.text)) : null;
   const bySystem: Record<string, Scores> = {};
-  for (const system of systemsFor(embedder !== null)) {
+  for (const system of systems) {
     const rows = [];
     for (const [i, q] of queries.entries()) {
-      const ranked = await rankedIds(mem, q.text, system, 20, queryVectors ? { queryEmbedding: queryVectors[i]! } : {});
+      const ranked = await rankedIds(stores, q.text, system, 20, queryVectors ? { queryEmbedding: queryVectors[i]! } : {});
       const relevant = new Set(q.relevant);
       rows.push({
         'recall@2': recallAt(ranked, relevant, 2),
@@ -66,6 +71,6 @@ export async function runDataset(set: RetrievalSet, embedder: Embedder | null, l
     }
     bySystem[system.name] = averageScores(rows);
   }
-  await mem.close();
+  await stores.close();
   return { name: set.name, docs: set.docs.length, queries: queries.length, bySystem };
 }

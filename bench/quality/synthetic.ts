@@ -1,7 +1,7 @@
 import { HybridMemory, type Embedder, type MemoryInput, type RecallOptions } from '../../src/index.js';
 import { rng } from '../lib/stats.js';
 import { averageScores, ndcgAt, recallAt, reciprocalRank, type Scores } from './metrics.js';
-import { rankedIds, systemsFor } from './systems.js';
+import { openStores, rankedIds, systemsFor } from './systems.js';
 
 /**
  * A deterministic, seeded suite with labelled cases for each leg, all in one store so every
@@ -127,21 +127,25 @@ export interface SuiteResult {
 
 export async function runSynthetic(embedder: Embedder | null): Promise<SuiteResult> {
   const { inputs, edges, cases } = buildSuite();
-  const mem = await HybridMemory.open({ embedder, now: () => SUITE_NOW });
-  await mem.storeMany(inputs);
-  for (const [from, to, type] of edges) await mem.relate(from, to, type);
-  await mem.ready();
+  const systems = systemsFor(embedder !== null);
+  const stores = await openStores(async (autoEdges) => {
+    const mem = await HybridMemory.open({ embedder, now: () => SUITE_NOW, autoEdges });
+    await mem.storeMany(inputs);
+    await mem.relateMany(edges.map(([from, to, type]) => ({ from, to, type })));
+    await mem.ready();
+    return mem;
+  }, systems);
   const bySystem: SuiteResult['bySystem'] = {};
-  for (const system of systemsFor(embedder !== null)) {
+  for (const system of systems) {
     const rows = new Map<string, Array<Record<string, number>>>();
     for (const c of cases) {
-      const ranked = await rankedIds(mem, c.query, system, 10, c.options);
+      const ranked = await rankedIds(stores, c.query, system, 10, c.options);
       const relevant = new Set(c.relevant);
       const row = { 'recall@1': recallAt(ranked, relevant, 1), 'recall@5': recallAt(ranked, relevant, 5), 'recall@10': recallAt(ranked, relevant, 10), MRR: reciprocalRank(ranked, relevant), 'nDCG@10': ndcgAt(ranked, relevant, 10) };
       for (const key of [c.category, 'all']) rows.set(key, [...(rows.get(key) ?? []), row]);
     }
     bySystem[system.name] = Object.fromEntries([...rows].map(([k, v]) => [k, averageScores(v)]));
   }
-  await mem.close();
+  await stores.close();
   return { bySystem, memories: inputs.length, cases: cases.length };
 }

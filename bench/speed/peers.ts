@@ -28,7 +28,8 @@ const BATCH = 1000;
 export function hybridMindPeers(): { store: () => HybridMemory; peers: Peer[] } {
   let mem!: HybridMemory;
   const build: Peer['build'] = async (docs, edges) => {
-    mem = await HybridMemory.open({ embedder: null, dim: docs[0]!.vector.length });
+    // The exact scan, so the dense leg is compared with the WASM-SIMD floor; hnswlib-wasm runs as its own peer.
+    mem = await HybridMemory.open({ embedder: null, dim: docs[0]!.vector.length, ann: false });
     for (let i = 0; i < docs.length; i += BATCH) {
       await mem.storeMany(docs.slice(i, i + BATCH).map((d) => ({ id: d.id, text: d.text, embedding: d.vector, createdAt: d.createdAt })));
     }

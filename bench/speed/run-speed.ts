@@ -76,7 +76,7 @@ async function runSize(n: number, o: SpeedOptions): Promise<SizeResult> {
 
   const bytes = await ours.store().exportDatabase();
   const [, coldOpenMs] = await timeAsync(async () => {
-    const reopened = await HybridMemory.open({ storage: { bytes }, embedder: null });
+    const reopened = await HybridMemory.open({ storage: { bytes }, embedder: null, ann: false });
     await reopened.recall(queries[0]!.text, { queryEmbedding: queries[0]!.vector });
     await reopened.close();
   });

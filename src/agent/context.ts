@@ -158,6 +158,11 @@ async function truncateToFit(item: ContextItem, budget: number, count: TokenCoun
   return best;
 }
 
+/** What an answer may cite: a `context()` result, or anything with the same `items` (a tool result). */
+export interface CitationEvidence {
+  items: ReadonlyArray<{ cite: string; id: string }>;
+}
+
 export interface CitationReport {
   /** Every citation found in the text, in order of first appearance. */
   cited: string[];
@@ -182,8 +187,8 @@ export function checkCitations(method: string, text: unknown, evidence: unknown)
       if (typeof id !== 'string') throw invalid(method, `contextOrIds[${i}] must be a string`, id);
       allowed.set(id, id);
     }
-  } else if (evidence && typeof evidence === 'object' && Array.isArray((evidence as Context).items)) {
-    for (const item of (evidence as Context).items) {
+  } else if (evidence && typeof evidence === 'object' && Array.isArray((evidence as CitationEvidence).items)) {
+    for (const item of (evidence as CitationEvidence).items) {
       allowed.set(item.cite, item.id);
       allowed.set(item.id, item.id);
     }

@@ -27,7 +27,7 @@ import { autoEdgeKind, type AutoEdgeKind } from './auto-edges.js';
 import { checkOpenOptions, openDriver, type ImportSnapshotOptions, type OpenOptions } from './open-options.js';
 
 export type { ImportSnapshotOptions, OpenOptions };
-import { buildContext, checkCitations, contextOptions, type CitationReport, type Context, type ContextOptions } from '../agent/context.js';
+import { buildContext, checkCitations, contextOptions, type CitationEvidence, type CitationReport, type Context, type ContextOptions } from '../agent/context.js';
 import { graphPath, graphTrace } from './traversal.js';
 
 
@@ -223,7 +223,7 @@ export class HybridMemory {
    * Which citations in an answer (`[M2]`, `[adr-007]`) point into the evidence it was given, and
    * which do not — refuse an answer whose `ok` is false.
    */
-  async checkCitations(text: string, contextOrIds: Context | string[]): Promise<CitationReport> {
+  async checkCitations(text: string, contextOrIds: CitationEvidence | readonly string[]): Promise<CitationReport> {
     this.#open('checkCitations');
     return checkCitations('checkCitations', text, contextOrIds);
   }
