@@ -6,6 +6,7 @@
  * same path on a Durable Object.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DurableObjectDriver, type DurableObjectStorageLike } from '../../src/edge/durable-object-driver.js';
 import { importSnapshotInto } from '../../src/edge/import-snapshot.js';
 import { HybridMemory, HybridMindError, type ErrorCode } from '../../src/index.js';
 import type { SqlDriver } from '../../src/storage/driver.js';
@@ -26,6 +27,11 @@ async function target(): Promise<{ driver: SqliteWasmDriver; rows: () => string 
   await mem.close();
   const rows = () => JSON.stringify(['meta', 'memories', 'vectors', 'edges'].map((t) => driver.all(`SELECT * FROM ${t} ORDER BY 1`)), (_, v) => (v instanceof Uint8Array ? [...v] : v));
   return { driver, rows };
+}
+
+/** Just enough of `ctx.storage` over a SQLite-WASM driver to call `serialize()` through the Durable Object driver. */
+function storageOf(db: SqliteWasmDriver): DurableObjectStorageLike {
+  return { sql: { exec: (query, ...bindings) => ({ toArray: () => db.all(query, bindings as never[]) as never }) }, transactionSync: (fn) => db.transaction(fn) };
 }
 
 async function codeOf(run: () => Promise<unknown>): Promise<ErrorCode | 'ok'> {
@@ -110,6 +116,20 @@ describe('importSnapshotInto', () => {
     expect(got).toBe(expected);
     if (got !== 'ok') expect(rows()).toBe(before);
     else expect(driver.all('SELECT count(*) AS n FROM ann_index')).toEqual([{ n: 0 }]);
+    driver.close();
+  });
+
+  it('leaves tables that are not the store\'s alone (a Durable Object\'s _cf_KV)', async () => {
+    const { driver } = await target();
+    driver.exec("CREATE TABLE _cf_KV (key TEXT PRIMARY KEY, value BLOB); INSERT INTO _cf_KV VALUES ('k', x'01')");
+    await importSnapshotInto(driver, good, { embedder });
+    expect(driver.all('SELECT key FROM _cf_KV')).toEqual([{ key: 'k' }]);
+    expect(driver.all('SELECT count(*) AS n FROM memories')).toEqual([{ n: 3 }]);
+    // And an export from such a database leaves them out, indexes included.
+    const copy = await SqliteWasmDriver.open({ bytes: new DurableObjectDriver(storageOf(driver)).serialize() });
+    expect(copy.all("SELECT name FROM sqlite_master WHERE tbl_name LIKE '%cf%'")).toEqual([]);
+    expect(copy.all('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+    copy.close();
     driver.close();
   });
 

@@ -27,8 +27,8 @@ function unsupported(message: string): HybridMindError {
   return new HybridMindError('UNSUPPORTED', METHOD, message);
 }
 
-/** Internal tables a platform keeps beside the user's (Cloudflare's `_cf_*`, SQLite's statistics). */
-export const SKIP_INTERNAL = "name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\'";
+/** Internal tables a platform keeps beside the user's (Cloudflare's `_cf_*`, SQLite's statistics), with their indexes. */
+export const SKIP_INTERNAL = "tbl_name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND tbl_name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\'";
 
 export function tableLayout(db: SqlDriver, table: string): TableLayout {
   const columns = db.all<{ cid: number; name: string; type: string; pk: number; hidden: number }>('SELECT cid, name, type, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid', [table]);
