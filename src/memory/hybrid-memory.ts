@@ -319,7 +319,7 @@ export class HybridMemory {
     };
   }
 
-  /** Reclaims space: SQLite VACUUM and the lexical index's tombstones. */
+  /** Reclaims the space of deleted rows (SQLite VACUUM); the in-memory indexes drop deleted entries at once. */
   async compact(): Promise<void> {
     this.#open('compact');
     this.#repo.vacuum();
