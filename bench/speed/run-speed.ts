@@ -60,7 +60,9 @@ async function runSize(n: number, o: SpeedOptions): Promise<SizeResult> {
   const samples = new Map<Peer, number[]>(peers.map((p) => [p, []]));
   const overlap = new Map<Peer, number>(peers.map((p) => [p, 0]));
   for (let warm = 0; warm < Math.min(10, queries.length); warm++) for (const p of peers) await p.query(queries[warm]!);
+  const started = performance.now();
   for (let i = 0; i < queries.length; i++) {
+    if (i > 0 && i % 25 === 0) o.log(`  ${i}/${queries.length} queries round-robin (${((performance.now() - started) / 1000).toFixed(0)} s)`);
     const q: SpeedQuery = queries[i]!;
     for (let j = 0; j < peers.length; j++) {
       const p = peers[(i + j) % peers.length]!;
@@ -74,6 +76,7 @@ async function runSize(n: number, o: SpeedOptions): Promise<SizeResult> {
     }
   }
 
+  o.log('  cold open');
   const bytes = await ours.store().exportDatabase();
   const [, coldOpenMs] = await timeAsync(async () => {
     const reopened = await HybridMemory.open({ storage: { bytes }, embedder: null, ann: false });

@@ -16,14 +16,33 @@ export interface AutoEdgeOptions {
   sequence?: boolean;
   /** How many other memories may share an identifier for it to still count as rare. Default 3. */
   maxShared?: number;
+  /**
+   * The seed reference's similarity edges, once a memory has its vector: RELATES_TO to up to `max`
+   * earlier memories with cosine ≥ `threshold`, DERIVED_FROM at ≥ `derivedFrom`. `true`: 0.7, 5, 0.85.
+   */
+  similarity?: boolean | { threshold?: number; max?: number; derivedFrom?: number };
 }
 
-export type AutoEdgeKind = 'references' | 'identifier' | 'sequence';
+export interface SimilarityEdges {
+  threshold: number;
+  max: number;
+  derivedFrom: number;
+}
+
+export interface ResolvedAutoEdges {
+  references: boolean;
+  sharedIdentifiers: boolean;
+  sequence: boolean;
+  maxShared: number;
+  similarity: SimilarityEdges | null;
+}
+
+export type AutoEdgeKind = 'references' | 'identifier' | 'sequence' | 'similarity';
 
 export interface AutoEdgeProposal {
   from: number;
   to: number;
-  type: 'REFERENCES' | 'SUPERSEDES' | 'RELATES_TO' | 'FOLLOWS';
+  type: 'REFERENCES' | 'SUPERSEDES' | 'RELATES_TO' | 'FOLLOWS' | 'DERIVED_FROM';
   weight: number;
   by: AutoEdgeKind;
   reason: string;
@@ -36,7 +55,8 @@ export interface AutoMemory {
   metadata: Metadata;
 }
 
-const ALL_ON: Required<AutoEdgeOptions> = { references: true, sharedIdentifiers: true, sequence: true, maxShared: 3 };
+const SIMILARITY: SimilarityEdges = { threshold: 0.7, max: 5, derivedFrom: 0.85 };
+const ALL_ON: ResolvedAutoEdges = { references: true, sharedIdentifiers: true, sequence: true, maxShared: 3, similarity: SIMILARITY };
 const SUPERSEDE_VERBS = new Set(['supersedes', 'supersede', 'replaces', 'replace', 'overrides', 'override', 'obsoletes', 'deprecates']);
 const PASSIVE_VERBS = new Set(['superseded', 'replaced', 'overridden', 'obsoleted', 'deprecated']);
 const GENERATED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -46,13 +66,15 @@ const MAX_PER_KIND = 8;
  * Off unless asked for (`true`: every kind; an object: the kinds set to true). The benchmark
  * measures each kind with and without; none helped enough on every dataset to be on by default.
  */
-export function resolveAutoEdges(method: string, value: unknown): Required<AutoEdgeOptions> | null {
+export function resolveAutoEdges(method: string, value: unknown): ResolvedAutoEdges | null {
   if (value === false || value === undefined) return null;
   if (value === true) return ALL_ON;
   if (!isPlainObject(value)) throw invalid(method, 'options.autoEdges must be true, false or an object', value);
-  const out = { ...ALL_ON, references: false, sharedIdentifiers: false, sequence: false };
+  const out: ResolvedAutoEdges = { ...ALL_ON, references: false, sharedIdentifiers: false, sequence: false, similarity: null };
   for (const [key, v] of Object.entries(value)) {
-    if (key === 'maxShared') {
+    if (key === 'similarity') {
+      out.similarity = resolveSimilarity(method, v);
+    } else if (key === 'maxShared') {
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 100) throw invalid(method, 'options.autoEdges.maxShared must be an integer from 1 to 100', v);
       out.maxShared = v;
     } else if (key === 'references' || key === 'sharedIdentifiers' || key === 'sequence') {
@@ -63,7 +85,7 @@ export function resolveAutoEdges(method: string, value: unknown): Required<AutoE
   return out;
 }
 
-const KINDS: readonly AutoEdgeKind[] = ['references', 'identifier', 'sequence'];
+const KINDS: readonly AutoEdgeKind[] = ['references', 'identifier', 'sequence', 'similarity'];
 
 /** `{ by }` of autoEdges()/removeAutoEdges(): one kind, or null for all. */
 export function autoEdgeKind(method: string, options: unknown): AutoEdgeKind | null {
@@ -73,6 +95,23 @@ export function autoEdgeKind(method: string, options: unknown): AutoEdgeKind | n
   if (options.by === undefined) return null;
   if (!KINDS.includes(options.by as AutoEdgeKind)) throw invalid(method, `options.by must be one of ${KINDS.join(', ')}`, options.by);
   return options.by as AutoEdgeKind;
+}
+
+function resolveSimilarity(method: string, value: unknown): SimilarityEdges | null {
+  if (value === false) return null;
+  if (value === true) return SIMILARITY;
+  if (!isPlainObject(value)) throw invalid(method, 'options.autoEdges.similarity must be true, false or { threshold, max, derivedFrom }', value);
+  const out = { ...SIMILARITY };
+  for (const [key, v] of Object.entries(value)) {
+    if (key === 'max') {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 50) throw invalid(method, 'options.autoEdges.similarity.max must be an integer from 1 to 50', v);
+      out.max = v;
+    } else if (key === 'threshold' || key === 'derivedFrom') {
+      if (typeof v !== 'number' || !(v > 0 && v <= 1)) throw invalid(method, `options.autoEdges.similarity.${key} must be a cosine in (0, 1]`, v);
+      out[key] = v;
+    } else throw invalid(method, `options.autoEdges.similarity has an unknown key "${key}"`, key);
+  }
+  return out;
 }
 
 /** Words as written (lower-cased, not stemmed), keeping `#`, `-`, `_` and `.` inside identifiers. */
@@ -121,13 +160,13 @@ function identifiersIn(text: string): Set<string> {
  * written in the same transaction as the memories and the lookups updated after the commit.
  */
 export class AutoEdges {
-  readonly options: Required<AutoEdgeOptions>;
+  readonly options: ResolvedAutoEdges;
   readonly #names = new Map<string, Array<{ tokens: string[]; no: number }>>();
   readonly #mentions = new Map<string, Set<number>>();
   readonly #turns = new Map<string, Array<{ turn: number; no: number }>>();
   readonly #registered = new Map<number, { names: string[][]; identifiers: Set<string>; session: { session: string; turn: number } | null }>();
 
-  constructor(options: Required<AutoEdgeOptions>) {
+  constructor(options: ResolvedAutoEdges) {
     this.options = options;
   }
 
@@ -175,6 +214,22 @@ export class AutoEdges {
       }
     }
     return out;
+  }
+
+  /** Similarity edges for a memory that just got its vector, to its nearest indexed neighbours. */
+  similar(no: number, vector: Float32Array, nearest: (vector: Float32Array, k: number, accept: (n: number) => boolean) => Array<{ no: number; score: number }>): AutoEdgeProposal[] {
+    const sim = this.options.similarity;
+    if (!sim) return [];
+    return nearest(vector, sim.max, (n) => n !== no)
+      .filter((hit) => hit.score >= sim.threshold)
+      .map((hit) => ({
+        from: no,
+        to: hit.no,
+        type: hit.score >= sim.derivedFrom ? 'DERIVED_FROM' : 'RELATES_TO',
+        weight: hit.score,
+        by: 'similarity',
+        reason: `cosine ${hit.score.toFixed(3)} ≥ ${hit.score >= sim.derivedFrom ? sim.derivedFrom : sim.threshold}`,
+      }));
   }
 
   #references(m: AutoMemory): AutoEdgeProposal[] {

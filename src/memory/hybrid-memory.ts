@@ -85,14 +85,14 @@ export class HybridMemory {
   /** Opens (or creates) a store and rebuilds its indexes from SQLite. */
   static async open(options: OpenOptions = {}): Promise<HybridMemory> {
     const method = 'HybridMemory.open';
-    const { o, defaults, autoEdges } = checkOpenOptions(method, options);
+    const { o, defaults, autoEdges, neighbourAveraging } = checkOpenOptions(method, options);
     const embedder = o.embedder === undefined ? await defaultEmbedder(o.logger ?? silentLogger) : o.embedder;
     const driver = await openDriver(method, o.storage);
     try {
       const repo = new Repository(driver);
       const dim = reconcileModel(method, repo, embedder, o.dim ?? embedder?.dim ?? null, o.reembed === true);
       const kernel = o.vectorKernel === false ? null : await loadVectorKernel(o.vectorKernel);
-      const indexes = new Indexes(repo, { kernel, dim, ann: o.ann ?? {}, logger: o.logger, autoEdges });
+      const indexes = new Indexes(repo, { kernel, dim, ann: o.ann ?? {}, logger: o.logger, autoEdges, neighbourAveraging });
       indexes.rebuild();
       const mem = new HybridMemory(repo, indexes, embedder, o.now ?? Date.now, o.logger ?? silentLogger, defaults, o.enrichment);
       mem.#enrichment?.enqueue(repo.memoriesWithoutVector());

@@ -7,8 +7,9 @@ import type { LexicalIndex, VectorIndex } from '../legs/types.js';
 import type { Logger } from '../logger.js';
 import { sqlAnnStore } from '../storage/ann-store.js';
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
-import { AutoEdges, type AutoEdgeOptions } from './auto-edges.js';
+import { AutoEdges, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
+import type { NeighbourAveraging } from './neighbour-averaging.js';
 import type { RecallParts } from './recall.js';
 
 export interface IndexOptions {
@@ -16,7 +17,8 @@ export interface IndexOptions {
   dim: number | null;
   ann?: AnnOptions | false;
   logger?: Logger;
-  autoEdges: Required<AutoEdgeOptions> | null;
+  autoEdges: ResolvedAutoEdges | null;
+  neighbourAveraging?: NeighbourAveraging | null;
 }
 
 /**
@@ -31,6 +33,8 @@ export class Indexes implements RecallParts {
   readonly repository: Repository;
   /** Lookups for edges the store draws itself; null when `autoEdges: false`. */
   readonly auto: AutoEdges | null;
+  /** When set, new vectors are indexed averaged with their neighbours (see `neighbour-averaging.ts`). */
+  readonly neighbourAveraging: NeighbourAveraging | null;
   readonly #kernel: VectorKernel | null;
   readonly #ann: AnnOptions | false;
   readonly #logger: Logger | undefined;
@@ -44,6 +48,7 @@ export class Indexes implements RecallParts {
     this.#ann = options.ann ?? {};
     this.#logger = options.logger;
     this.auto = options.autoEdges ? new AutoEdges(options.autoEdges) : null;
+    this.neighbourAveraging = options.neighbourAveraging ?? null;
     if (options.dim !== null) this.vector = this.#createVectorIndex(options.dim);
   }
 

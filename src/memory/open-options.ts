@@ -6,8 +6,9 @@ import type { Logger } from '../logger.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
 import type { SqlDriver } from '../storage/driver.js';
 import type { RecallDefaults } from '../types.js';
-import { resolveAutoEdges, type AutoEdgeOptions } from './auto-edges.js';
+import { resolveAutoEdges, type AutoEdgeOptions, type ResolvedAutoEdges } from './auto-edges.js';
 import type { EnrichmentOptions } from './enrichment.js';
+import { resolveNeighbourAveraging, type NeighbourAveraging, type NeighbourAveragingOption } from './neighbour-averaging.js';
 import { resolveDefaults, type ResolvedDefaults } from './recall-options.js';
 import { checkOptions } from './validate.js';
 
@@ -42,15 +43,20 @@ export interface OpenOptions {
   reembed?: boolean;
   /** Edges drawn at ingest: references by identifier, shared rare identifiers, session turns. Off by default; `true` for all. */
   autoEdges?: AutoEdgeOptions | boolean;
+  /**
+   * Index each new vector averaged with its k nearest neighbours (the model's raw vector is kept):
+   * `true` for weight 0.3, k 5, or `{ weight, k }`. Off by default.
+   */
+  neighbourAveraging?: NeighbourAveragingOption;
 }
 
 /** `HybridMemory.importSnapshot` options: those of `open` (the storage is the snapshot) plus reader limits. */
 export type ImportSnapshotOptions = Omit<OpenOptions, 'storage'> & { limits?: SnapshotLimits };
 
-const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel', 'ann', 'reembed', 'autoEdges']);
+const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel', 'ann', 'reembed', 'autoEdges', 'neighbourAveraging']);
 
 /** Checks `open()`'s options before anything loads, and resolves the per-store defaults. */
-export function checkOpenOptions(method: string, options: unknown): { o: OpenOptions; defaults: ResolvedDefaults; autoEdges: Required<AutoEdgeOptions> | null } {
+export function checkOpenOptions(method: string, options: unknown): { o: OpenOptions; defaults: ResolvedDefaults; autoEdges: ResolvedAutoEdges | null; neighbourAveraging: NeighbourAveraging | null } {
   const o = checkOptions(method, 'options', options) as OpenOptions;
   for (const key of Object.keys(o)) if (!OPEN_KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
   if (o.embedder != null && (typeof o.embedder !== 'object' || typeof o.embedder.embed !== 'function' || typeof o.embedder.id !== 'string')) {
@@ -64,7 +70,8 @@ export function checkOpenOptions(method: string, options: unknown): { o: OpenOpt
   if (o.logger !== undefined && typeof o.logger !== 'function') throw invalid(method, 'options.logger must be a function', o.logger);
   const defaults = resolveDefaults(method, o.recall);
   const autoEdges = resolveAutoEdges(method, o.autoEdges);
-  return { o, defaults, autoEdges };
+  const neighbourAveraging = resolveNeighbourAveraging(method, o.neighbourAveraging);
+  return { o, defaults, autoEdges, neighbourAveraging };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
 import { EDGE_TYPES, type Metadata, type RelateOptions } from '../types.js';
 import type { EnrichmentQueue } from './enrichment.js';
 import type { Indexes } from './indexes.js';
+import { averageWithNeighbours } from './neighbour-averaging.js';
 import { applyPatch, duplicateId, prepareMemory, type PreparedMemory } from './rows.js';
 import { checkEdgeType, checkFiniteNumber, checkId, checkMetadata, checkOptionalTime, checkOptions, normalizedVector } from './validate.js';
 
@@ -48,10 +49,15 @@ export class Writer {
       if (this.#repo.getMeta('dim') === null && dim !== null) this.#repo.setMeta('dim', String(dim));
       const inserted: MemoryRow[] = prepared.map((p) => {
         const no = this.#repo.insertMemory(p.row);
-        if (p.vector) this.#repo.setVector(no, p.vector);
+        if (p.vector) {
+          const stored = this.#averaged(no, p.vector);
+          this.#repo.setVector(no, stored, stored === p.vector ? null : p.vector);
+          p.vector = stored;
+        }
         return { ...p.row, no };
       });
-      return [inserted, this.#insertEdges(this.#autoEdgeDrafts(inserted))] as const;
+      const vectors = new Map(prepared.flatMap((p, i) => (p.vector ? [[inserted[i]!.no, p.vector] as const] : [])));
+      return [inserted, this.#insertEdges(this.#autoEdgeDrafts(inserted, vectors))] as const;
     });
     const waiting: number[] = [];
     rows.forEach((row, i) => {
@@ -66,14 +72,18 @@ export class Writer {
     return rows.map((r) => r.id);
   }
 
-  /** Edges the store draws for new memories, marked `auto: { by, reason }`, minus ones that exist. */
-  #autoEdgeDrafts(rows: readonly MemoryRow[]): Array<Omit<EdgeRow, 'no'>> {
+  /**
+   * Edges the store draws for new memories (and for memories that just got their `vectors`),
+   * marked `auto: { by, reason }`, minus ones that exist.
+   */
+  #autoEdgeDrafts(rows: readonly MemoryRow[], vectors: ReadonlyMap<number, Float32Array>): Array<Omit<EdgeRow, 'no'>> {
     const auto = this.#indexes.auto;
-    if (!auto || rows.length === 0) return [];
+    if (!auto || (rows.length === 0 && vectors.size === 0)) return [];
     const batch = rows.map((r) => ({ no: r.no, id: r.id, text: r.text, metadata: JSON.parse(r.metadata) as Metadata }));
     const validFrom = new Map(rows.map((r) => [r.no, Number(r.valid_from)]));
-    return auto
-      .propose(batch)
+    const index = this.#indexes.vector;
+    const similar = index ? [...vectors].flatMap(([no, v]) => auto.similar(no, v, (q, k, accept) => index.search(q, k, accept))) : [];
+    return [...auto.propose(batch), ...similar]
       .filter((p) => !this.#repo.edgeBetween(p.from, p.to, p.type))
       .map((p) => ({
         id: randomId(),
@@ -93,12 +103,30 @@ export class Writer {
   commitVectors(batch: Array<{ no: number; text: string; vector: Float32Array }>): void {
     const fresh = batch.filter((b) => this.#indexes.catalog.get(b.no) && this.#repo.memoryByNo(b.no)?.text === b.text);
     const dim = this.#dim;
-    const vectors = fresh.map((b) => normalizedVector('enrichment', 'the embedder\'s vector', b.vector, dim));
-    this.#repo.transaction('enrichment', () => {
+    const raws = fresh.map((b) => normalizedVector('enrichment', 'the embedder\'s vector', b.vector, dim));
+    const vectors = fresh.map((b, i) => this.#averaged(b.no, raws[i]!));
+    const edges = this.#repo.transaction('enrichment', () => {
       if (this.#repo.getMeta('dim') === null && vectors[0]) this.#repo.setMeta('dim', String(vectors[0].length));
-      fresh.forEach((b, i) => this.#repo.setVector(b.no, vectors[i]!));
+      fresh.forEach((b, i) => this.#repo.setVector(b.no, vectors[i]!, vectors[i] === raws[i] ? null : raws[i]!));
+      return this.#insertEdges(this.#autoEdgeDrafts([], new Map(fresh.map((b, i) => [b.no, vectors[i]!]))));
     });
     fresh.forEach((b, i) => this.#indexes.setVector(b.no, vectors[i]!));
+    this.#indexEdges(edges);
+  }
+
+  /**
+   * The vector `no` is searched by: its raw vector, or with neighbour averaging on, that vector
+   * pulled toward the raw vectors of its nearest indexed neighbours.
+   */
+  #averaged(no: number, raw: Float32Array): Float32Array {
+    const averaging = this.#indexes.neighbourAveraging;
+    const index = this.#indexes.vector;
+    if (!averaging || !index || index.size === 0) return raw;
+    const neighbours = index
+      .search(raw, averaging.k, (n) => n !== no)
+      .map((hit) => this.#repo.rawVector(hit.no))
+      .filter((v): v is Float32Array => v !== undefined);
+    return averageWithNeighbours(raw, neighbours, averaging.weight);
   }
 
   relate(fromId: unknown, toId: unknown, type: unknown, options: unknown): string {
@@ -198,15 +226,16 @@ export class Writer {
     const before = this.#repo.memoryByNo(no)!;
     const { row, vector } = applyPatch('update', before, patch, this.#dim);
     const textChanged = row.text !== before.text;
+    const stored = vector && this.#averaged(no, vector);
     this.#repo.transaction('update', () => {
       this.#repo.updateMemory(row);
-      if (vector) this.#repo.setVector(no, vector);
+      if (vector && stored) this.#repo.setVector(no, stored, stored === vector ? null : vector);
       else if (textChanged) this.#repo.deleteVector(no);
     });
     this.#indexes.updateMemory(before, row);
-    if (vector) {
+    if (stored) {
       this.#enrichment?.cancel(no);
-      this.#indexes.setVector(no, vector);
+      this.#indexes.setVector(no, stored);
     } else if (textChanged) {
       this.#indexes.vector?.remove(no);
       this.#enrichment?.enqueue([no]);

@@ -109,9 +109,15 @@ export class Repository {
     return Number(this.db.all<{ n: number }>('SELECT count(*) AS n FROM memories')[0]!.n);
   }
 
-  setVector(no: number, vector: Float32Array): void {
-    const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
-    this.db.exec('INSERT OR REPLACE INTO vectors (no, vector) VALUES (?, ?)', [no, bytes]);
+  /** `raw`: the model's vector when `vector` is a smoothed form of it (neighbour averaging). */
+  setVector(no: number, vector: Float32Array, raw: Float32Array | null = null): void {
+    this.db.exec('INSERT OR REPLACE INTO vectors (no, vector, raw) VALUES (?, ?, ?)', [no, vectorBytes(vector), raw && vectorBytes(raw)]);
+  }
+
+  /** The model's vector of `no`: its raw column when averaging stored one, else the vector. */
+  rawVector(no: number): Float32Array | undefined {
+    const row = this.db.all<{ v: Uint8Array }>('SELECT coalesce(raw, vector) AS v FROM vectors WHERE no = ?', [no])[0];
+    return row && blobToVector(row.v);
   }
 
   deleteVector(no: number): void {
@@ -187,4 +193,8 @@ export function blobToVector(blob: Uint8Array): Float32Array {
   const copy = new Uint8Array(blob.byteLength);
   copy.set(blob);
   return new Float32Array(copy.buffer);
+}
+
+function vectorBytes(vector: Float32Array): Uint8Array {
+  return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
 }

@@ -42,6 +42,8 @@ const MIGRATIONS: readonly string[] = [
      bytes BLOB NOT NULL,
      updated_at INTEGER NOT NULL
    );`,
+  // The model's own vector when the stored one was averaged with its neighbours (an option).
+  `ALTER TABLE vectors ADD COLUMN raw BLOB;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

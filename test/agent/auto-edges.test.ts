@@ -52,6 +52,18 @@ describe('automatic edges', () => {
     expect(await mem.path('t3', 't1')).toEqual(['t3', 't2', 't1']);
   });
 
+  it('draws the seed’s similarity edges once vectors arrive: RELATES_TO at cosine ≥ 0.7, DERIVED_FROM at ≥ 0.85', async () => {
+    mem = await openMemory({ embedder: null, dim: 3, autoEdges: { similarity: true } });
+    await mem.store({ id: 'a', text: 'a', embedding: new Float32Array([1, 0, 0]) });
+    await mem.storeMany([
+      { id: 'b', text: 'b', embedding: new Float32Array([0.9, 0.1, 0]) },
+      { id: 'c', text: 'c', embedding: new Float32Array([0.75, 0.66, 0]) },
+      { id: 'd', text: 'd', embedding: new Float32Array([0, 0, 1]) },
+    ]);
+    const edges = (await mem.autoEdges({ by: 'similarity' })).map((e) => [e.from, e.type, e.to]);
+    expect(edges).toEqual([['b', 'DERIVED_FROM', 'a'], ['c', 'RELATES_TO', 'a']]);
+  });
+
   it('lists and removes them by kind, leaving the caller’s own edges', async () => {
     mem = await openMemory({ autoEdges: true });
     await mem.storeMany([{ id: 'x-1', text: 'X-1: root' }, { id: 'y', text: 'see X-1' }, { id: 'z', text: 'unrelated' }]);

@@ -132,6 +132,34 @@ describe('re-embedding', () => {
   });
 });
 
+describe('neighbour averaging (option)', () => {
+  it('indexes normalise(0.7·raw + 0.3·mean of the neighbours) and keeps the raw vector', async () => {
+    mem = await openMemory({ embedder: null, dim: 3, neighbourAveraging: { weight: 0.3, k: 2 } });
+    await mem.storeMany([
+      { id: 'x', text: 'x', embedding: new Float32Array([1, 0, 0]) },
+      { id: 'y', text: 'y', embedding: new Float32Array([0, 1, 0]) },
+    ]);
+    await mem.store({ id: 'z', text: 'z', embedding: new Float32Array([0, 0, 1]) });
+    const [hit] = await mem.recall('q', { mode: 'vector', k: 1, queryEmbedding: new Float32Array([0, 0, 1]) });
+    const expected = [0.15, 0.15, 0.7];
+    const norm = Math.hypot(...expected);
+    expect(hit!.id).toBe('z');
+    expect(hit!.legs.vector!.score).toBeCloseTo(0.7 / norm, 5);
+    const driver = await SqliteWasmDriver.open({ bytes: await mem.exportDatabase() });
+    const row = driver.all<{ raw: Uint8Array }>("SELECT raw FROM vectors WHERE no = (SELECT no FROM memories WHERE id = 'z')")[0]!;
+    expect(Array.from(new Float32Array(row.raw.slice().buffer))).toEqual([0, 0, 1]);
+    driver.close();
+  });
+
+  it('is off by default and checks its options', async () => {
+    mem = await openMemory({ embedder: null, dim: 2 });
+    await mem.storeMany([{ text: 'a', embedding: new Float32Array([1, 0]) }, { text: 'b', embedding: new Float32Array([0, 1]) }]);
+    const [hit] = await mem.recall('q', { mode: 'vector', k: 1, queryEmbedding: new Float32Array([0, 1]) });
+    expect(hit!.legs.vector!.score).toBeCloseTo(1, 6);
+    expect(await codeOf(openMemory({ neighbourAveraging: { weight: 2 } }))).toBe('INVALID_ARGUMENT');
+  });
+});
+
 describe('persistence', () => {
   it('reopening the database rebuilds every index with the same answers', async () => {
     mem = await openMemory();
