@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
 import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
 import { queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
+import { rng } from './support/random.js';
 
 const SEED = 20_240_501;
 
@@ -25,17 +26,6 @@ function codeOf(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-/** mulberry32: seeded so the round-trip corpus is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomCorpus(seed: number, size: number): string[] {
   const next = rng(seed);

@@ -12,6 +12,7 @@ import { findLocalModel } from '../src/embedder/local-model.js';
 import { RemoteEmbedder, type RemoteEmbedderOptions } from '../src/embedder/remote.js';
 import { TransformersEmbedder } from '../src/embedder/transformers.js';
 import { cosine } from './embedder-bert-reference.js';
+import { codeOf } from './support/errors.js';
 
 const TEXTS = [
   'automobile maintenance', 'car engine repair', 'stock market news', 'How do I reset my password?',
@@ -92,11 +93,6 @@ const openai = (extra: Partial<RemoteEmbedderOptions> = {}) =>
 const tei = (extra: Partial<RemoteEmbedderOptions> = {}) =>
   RemoteEmbedder.create({ url: base, api: 'tei', dim: 384, retryDelayMs: 1, ...extra });
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const err = await promise.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HybridMindError);
-  return (err as HybridMindError).code;
-}
 
 if (!hasModel && process.env.CI) {
   it('has the provisioned model under CI', () => {

@@ -5,12 +5,8 @@ import { HybridMindError } from '../src/errors.js';
 import { defaultLocalModelPath, findLocalModel } from '../src/embedder/local-model.js';
 import { lengthOrder, TransformersEmbedder, type ModelLoadProgress, type TransformersEmbedderOptions } from '../src/embedder/transformers.js';
 import { cosine } from './embedder-bert-reference.js';
+import { codeOf } from './support/errors.js';
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const err = await promise.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HybridMindError);
-  return (err as HybridMindError).code;
-}
 
 describe('TransformersEmbedder.create', () => {
   const bad: Array<[string, unknown]> = [

@@ -5,18 +5,8 @@ import { HybridMindError } from '../src/errors.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
 import type { Scored } from '../src/legs/types.js';
+import { rng } from './support/random.js';
 
-/** mulberry32: small, seeded, reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomUnit(next: () => number, dim: number): Float32Array {
   const v = new Float32Array(dim);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { defaultLocalModelPath } from '../../src/embedder/local-model.js';
 import { TransformersEmbedder } from '../../src/embedder/transformers.js';
-import { rng } from '../../test/support/clustered-vectors.js';
+import { rng } from '../../test/support/random.js';
 
 const SUBJECTS = ['the billing service', 'order #4821', 'ticket OPS-1193', 'the search index', 'ADR-007', 'the mobile app', 'our CI pipeline', 'the auth gateway', 'the data warehouse', 'customer onboarding', 'the invoice export', 'the staging cluster', 'the recommendation model', 'the payments API', 'the admin dashboard'];
 const VERBS = ['depends on', 'was migrated to', 'fails when it meets', 'was rolled back because of', 'now caches', 'should stop calling', 'replaced', 'is blocked by', 'was profiled against', 'duplicates'];

@@ -33,17 +33,8 @@ export async function timeAsync<T>(fn: () => Promise<T> | T): Promise<[T, number
   return [value, performance.now() - t0];
 }
 
-/** Deterministic PRNG (mulberry32) so corpora, queries and fixtures are reproducible. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG, shared with the tests' fixtures. */
+export { rng } from '../../test/support/random.js';
 
 export function gaussian(random: () => number): number {
   const u = Math.max(random(), 1e-12);

@@ -11,6 +11,7 @@ import { checkGraph, decodeGraph } from '../snapshot/part-graph.js';
 import { checkVectors, decodeVectors } from '../snapshot/part-vectors.js';
 import { resolveLimits } from '../snapshot/read.js';
 import { checkAgainstManifest, checkRows } from '../snapshot/store-db.js';
+import { tablesInDependencyOrder } from '../snapshot/replace.js';
 import { SKIP_INTERNAL, tableLayout } from './sqlite-file/image.js';
 import { SqliteFile } from './sqlite-file/read.js';
 import type { StoredValue } from './sqlite-file/record.js';
@@ -66,7 +67,7 @@ export async function importSnapshotInto(driver: SqlDriver, bytes: Uint8Array, o
   const repo = new Repository(driver);
   const tables = contentTables(method, file, driver);
   checkSchemaVersion(method, tables.get('meta') ?? [], manifest);
-  const order = dependencyOrder(method, driver, [...tables.keys(), ...[...DERIVED_TABLES].filter((t) => hasTable(driver, t))]);
+  const order = tablesInDependencyOrder(method, driver, [...tables.keys(), ...[...DERIVED_TABLES].filter((t) => hasTable(driver, t))]);
   repo.transaction(method, () => {
     for (const table of [...order].reverse()) {
       if (table === 'meta') driver.exec(`DELETE FROM meta WHERE key NOT IN (${[...KEEP_META_KEYS].map(() => '?').join(', ')})`, [...KEEP_META_KEYS]);
@@ -97,21 +98,6 @@ export async function importSnapshotInto(driver: SqlDriver, bytes: Uint8Array, o
 
 function hasTable(driver: SqlDriver, name: string): boolean {
   return driver.all("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = ?", [name]).length > 0;
-}
-
-/**
- * The given tables, each after those its foreign keys point at (inserts need that; deletes go in
- * reverse). Only these are inspected: Durable Objects refuse pragmas on their own `_cf_*` tables.
- */
-function dependencyOrder(method: string, driver: SqlDriver, tables: string[]): string[] {
-  const parents = new Map(tables.map((t) => [t, driver.all<{ parent: string }>('SELECT "table" AS parent FROM pragma_foreign_key_list(?)', [t]).map((r) => String(r.parent)).filter((p) => p !== t && tables.includes(p))]));
-  const ordered: string[] = [];
-  while (ordered.length < tables.length) {
-    const next = tables.find((t) => !ordered.includes(t) && parents.get(t)!.every((p) => ordered.includes(p)));
-    if (next === undefined) throw new HybridMindError('CORRUPT', method, 'the schema\'s foreign keys form a cycle');
-    ordered.push(next);
-  }
-  return ordered;
 }
 
 function checkModel(method: string, manifest: SnapshotManifest, embedder: Embedder | null): void {

@@ -23,10 +23,14 @@ export function replaceContent(method: string, source: Repository, target: Repos
   });
 }
 
-/** Every table, each after the tables its foreign keys point at (inserts need that; deletes go in reverse). */
-export function tablesInDependencyOrder(method: string, db: SqlDriver): string[] {
-  const tables = db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").map((r) => String(r.name));
-  const parents = new Map(tables.map((t) => [t, db.all<{ parent: string }>('SELECT "table" AS parent FROM pragma_foreign_key_list(?)', [t]).map((r) => String(r.parent)).filter((p) => p !== t)]));
+/**
+ * The tables (default: every table), each after the tables its foreign keys point at (inserts
+ * need that; deletes go in reverse). Only the given tables are inspected: Durable Objects refuse
+ * pragmas on their own `_cf_*` tables.
+ */
+export function tablesInDependencyOrder(method: string, db: SqlDriver, only?: readonly string[]): string[] {
+  const tables = only ? [...only] : db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").map((r) => String(r.name));
+  const parents = new Map(tables.map((t) => [t, db.all<{ parent: string }>('SELECT "table" AS parent FROM pragma_foreign_key_list(?)', [t]).map((r) => String(r.parent)).filter((p) => p !== t && tables.includes(p))]));
   const ordered: string[] = [];
   while (ordered.length < tables.length) {
     const next = tables.find((t) => !ordered.includes(t) && parents.get(t)!.every((p) => ordered.includes(p)));

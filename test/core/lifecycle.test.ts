@@ -1,20 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HybridMemory, HybridMindError, SqliteWasmDriver, type SqlDriver } from '../../src/index.js';
+import { HybridMemory, SqliteWasmDriver, type SqlDriver } from '../../src/index.js';
 import { HashEmbedder, hashVector } from '../support/hash-embedder.js';
 import { DAY, NOW, ids, openMemory } from '../support/memory.js';
+import { codeOf } from '../support/errors.js';
 
 let mem: HybridMemory;
 afterEach(async () => mem?.close());
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(HybridMindError);
-    return (error as HybridMindError).code;
-  }
-  throw new Error('expected a HybridMindError');
-}
 
 describe('forget and update reach every leg', () => {
   it('forget removes the memory from vector, lexical, graph and time', async () => {

@@ -7,6 +7,7 @@ import { DirectoryBackupStore, loadSnapshotFile, saveSnapshotFile } from '../../
 import { HashEmbedder } from '../support/hash-embedder.js';
 import { NOW, openMemory } from '../support/memory.js';
 import { repack, unpack } from './support/archive.js';
+import { codeOf } from '../support/errors.js';
 
 let dir: string;
 const open: HybridMemory[] = [];
@@ -20,15 +21,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(HybridMindError);
-    return (error as HybridMindError).code;
-  }
-  throw new Error('expected a HybridMindError');
-}
 
 /** A store that gains one memory per backup, so each backup is recognisable by its count. */
 async function growing(): Promise<{ mem: HybridMemory; grow: () => Promise<void> }> {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { unzipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  HybridMemory, HybridMindError, SNAPSHOT_FORMAT, SqliteWasmDriver, VERSION, verifySnapshot, type Embedder, type SqlDriver,
+  HybridMemory, SNAPSHOT_FORMAT, SqliteWasmDriver, VERSION, verifySnapshot, type Embedder, type SqlDriver,
 } from '../../src/index.js';
 import { TOKENIZER_VERSION } from '../../src/legs/lexical/tokenizer.js';
 import { sha256Hex } from '../../src/snapshot/sha256.js';
@@ -11,6 +11,7 @@ import { SCHEMA_VERSION } from '../../src/storage/schema.js';
 import { HashEmbedder, hashVector } from '../support/hash-embedder.js';
 import { NOW, ids, openMemory } from '../support/memory.js';
 import { repack, unpack, withStoreDb } from './support/archive.js';
+import { codeOf } from '../support/errors.js';
 
 const open: HybridMemory[] = [];
 afterEach(async () => {
@@ -18,15 +19,6 @@ afterEach(async () => {
 });
 const track = (m: HybridMemory) => (open.push(m), m);
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(HybridMindError);
-    return (error as HybridMindError).code;
-  }
-  throw new Error('expected a HybridMindError');
-}
 
 async function sample(): Promise<HybridMemory> {
   const mem = track(await openMemory());

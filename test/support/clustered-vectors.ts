@@ -3,16 +3,7 @@
  * topic clusters, and per-text noise, L2-normalised. Unrelated pairs land near cosine 0.1–0.3 and
  * same-topic pairs near 0.5–0.7, as real ones do; uniform random vectors would be HNSW's worst case.
  */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './random.js';
 
 function gaussian(next: () => number): number {
   return Math.sqrt(-2 * Math.log(next() || 1e-12)) * Math.cos(2 * Math.PI * next());
