@@ -2,7 +2,7 @@
  * `npm run bench [-- options]`: retrieval quality per leg and fused, and speed against peers side
  * by side, written to bench/results/<name>.json and .md (+ a latency chart .svg).
  *
- *   --part all|quality|speed|embed   what to run (default all)
+ *   --part all|quality|speed|embed   what to run, comma-separated (default all)
  *   --sizes 10000,100000             store sizes for speed (default 10000,100000)
  *   --queries 200                    queries per size
  *   --hnsw-max 100000                largest size hnswlib-wasm is built at
@@ -38,8 +38,9 @@ const { values } = parseArgs({
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const part = values.part!;
+const parts = new Set(part.split(','));
 const smoke = values.smoke!;
-const wants = (p: string) => part === 'all' || part === p;
+const wants = (p: string) => parts.has('all') || parts.has(p);
 
 async function loadEmbedder(): Promise<Embedder | null> {
   const { findLocalModel } = await import('../src/embedder/local-model.js');
