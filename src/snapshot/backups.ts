@@ -96,8 +96,11 @@ export class SnapshotBackups {
     return (await this.store.list()).filter((name) => this.#pattern.test(name)).sort().reverse();
   }
 
-  /** Writes a snapshot of `mem` as the newest backup, then rotates. Resolves to its name. */
-  backup(mem: HybridMemory): Promise<string> {
+  /**
+   * Writes a snapshot of `mem` as the newest backup, then rotates. Resolves to its name. `mem` may
+   * be a page's worker client (`HybridMemory.connect`) as well as a store.
+   */
+  backup(mem: Pick<HybridMemory, 'exportSnapshot'>): Promise<string> {
     // One at a time: two overlapping backups would pick the same next name.
     const run = this.#tail.then(async () => {
       const bytes = await mem.exportSnapshot();
@@ -127,7 +130,7 @@ export class SnapshotBackups {
   }
 
   /** Restores the newest backup that validates into `mem` (see `restoreSnapshot`), skipping bad ones. */
-  async restoreNewestValid(mem: HybridMemory): Promise<{ restored: string | null; skipped: SkippedBackup[] }> {
+  async restoreNewestValid(mem: Pick<HybridMemory, 'restoreSnapshot'>): Promise<{ restored: string | null; skipped: SkippedBackup[] }> {
     return this.#newestValid(async (name, bytes) => {
       await mem.restoreSnapshot(bytes, this.#limits ? { limits: this.#limits } : {});
       return name;
