@@ -20,7 +20,7 @@ export type WorkerLike = Worker | MessagePort;
  *
  * @example
  * const worker = new Worker(new URL('hybridmind/worker', import.meta.url), { type: 'module' });
- * const mem = await connect(worker, { store: 'notes', onEvent: (e) => console.log(e) });
+ * const mem = await connect(worker, { store: 'notes', onEvent: (e) => updateStatus(e) });
  * await mem.store({ text: 'ADR-007: SQLite-WASM on OPFS is the source of truth' });
  * const hits = await mem.recall('where does memory live?');
  */

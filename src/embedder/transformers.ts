@@ -135,7 +135,7 @@ export class TransformersEmbedder implements Embedder {
    * Throws INVALID_ARGUMENT for bad options, EMBEDDER when the model cannot be loaded or run.
    *
    * @example
-   * const embedder = await TransformersEmbedder.create({ dtype: 'q8', onProgress: (p) => console.log(p) });
+   * const embedder = await TransformersEmbedder.create({ dtype: 'q8', onProgress: (p) => showLoading(p.file, p.progress) });
    */
   static async create(options: TransformersEmbedderOptions = {}): Promise<TransformersEmbedder> {
     const m = 'TransformersEmbedder.create';

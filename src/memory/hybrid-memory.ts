@@ -268,7 +268,7 @@ export class HybridMemory {
    * only for memories already redone while it runs. Resolves when all are done.
    *
    * @example
-   * await mem.reembed({ onProgress: ({ done, pending }) => console.log(done, pending) });
+   * await mem.reembed({ onProgress: ({ done, pending }) => showProgress(done, done + pending) });
    */
   async reembed(options: { onProgress?: (p: EnrichmentProgress) => void } = {}): Promise<void> {
     this.#open('reembed');
