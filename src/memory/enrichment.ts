@@ -65,14 +65,6 @@ export class EnrichmentQueue {
     if (options.onProgress) this.#listeners.add(options.onProgress);
   }
 
-  get pending(): number {
-    return this.#pending.size;
-  }
-
-  isPending(no: number): boolean {
-    return this.#pending.has(no);
-  }
-
   status(): EnrichmentStatus {
     return { done: this.#done, pending: this.#pending.size, failed: this.#failed.size, running: this.#running !== null, lastError: this.#lastError };
   }

@@ -105,10 +105,6 @@ export class Repository {
     return this.db.all<MemoryRow & Record<string, never>>(`SELECT ${MEMORY_COLUMNS} FROM memories ORDER BY no`);
   }
 
-  countMemories(): number {
-    return Number(this.db.all<{ n: number }>('SELECT count(*) AS n FROM memories')[0]!.n);
-  }
-
   /** `raw`: the model's vector when `vector` is a smoothed form of it (neighbour averaging). */
   setVector(no: number, vector: Float32Array, raw: Float32Array | null = null): void {
     this.db.exec('INSERT OR REPLACE INTO vectors (no, vector, raw) VALUES (?, ?, ?)', [no, vectorBytes(vector), raw && vectorBytes(raw)]);

@@ -55,10 +55,6 @@ export function sameGraphRank(a: GraphHit, b: GraphHit): boolean {
 export class GraphIndex {
   readonly #graph = new MultiDirectedGraph<Record<string, never>, GraphEdgeAttributes>();
 
-  get order(): number {
-    return this.#graph.order;
-  }
-
   get size(): number {
     return this.#graph.size;
   }
@@ -70,10 +66,6 @@ export class GraphIndex {
   removeNode(no: number): void {
     const key = String(no);
     if (this.#graph.hasNode(key)) this.#graph.dropNode(key);
-  }
-
-  hasNode(no: number): boolean {
-    return this.#graph.hasNode(String(no));
   }
 
   addEdge(id: string, from: number, to: number, attributes: GraphEdgeAttributes): void {
