@@ -1,4 +1,5 @@
 import { HybridMemory, type MemoryEvent, type RemoteMemory } from '../src/client/index.js';
+import { RECALL_DEFAULTS } from '../src/memory/recall-options.js';
 import type { Hit, LegName, RecallMode } from '../src/types.js';
 import { renderGraph } from './graph-view.js';
 import { SAMPLE_EDGES, SAMPLE_MEMORIES, SAMPLE_QUERIES } from './sample.js';
@@ -139,6 +140,8 @@ async function seedIfEmpty(): Promise<void> {
 function wireForms(): void {
   for (const leg of LEGS) {
     const input = $(`w-${leg}`) as HTMLInputElement;
+    // The sliders start at the library's own defaults, so the demo answers as recall() does.
+    input.value = String(RECALL_DEFAULTS.weights[leg]);
     const out = input.nextElementSibling as HTMLOutputElement;
     const show = () => (out.value = Number(input.value).toFixed(2));
     show();
