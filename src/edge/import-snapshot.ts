@@ -1,17 +1,12 @@
 import type { Embedder } from '../embedder/types.js';
-import { HybridMindError } from '../errors.js';
 import type { SqlDriver, SqlValue } from '../storage/driver.js';
 import { Repository } from '../storage/repository.js';
-import { SCHEMA_VERSION } from '../storage/schema.js';
-import { readArchive } from '../snapshot/archive.js';
 import { readContent } from '../snapshot/content.js';
 import { corrupt, type SnapshotLimits, type SnapshotManifest } from '../snapshot/format.js';
-import { checkBm25, decodeBm25 } from '../snapshot/part-bm25.js';
-import { checkGraph, decodeGraph } from '../snapshot/part-graph.js';
-import { checkVectors, decodeVectors } from '../snapshot/part-vectors.js';
-import { resolveLimits } from '../snapshot/read.js';
-import { checkAgainstManifest, checkRows } from '../snapshot/store-db.js';
+import { checkDerived, readParts } from '../snapshot/read.js';
+import { checkAgainstManifest, checkRows, checkSchemaVersion } from '../snapshot/store-db.js';
 import { tablesInDependencyOrder } from '../snapshot/replace.js';
+import { DERIVED_TABLES } from '../validation/database.js';
 import { SKIP_INTERNAL, tableLayout } from './sqlite-file/image.js';
 import { SqliteFile } from './sqlite-file/read.js';
 import type { StoredValue } from './sqlite-file/record.js';
@@ -22,11 +17,6 @@ export interface ImportIntoOptions {
   limits?: SnapshotLimits;
 }
 
-/**
- * Derived tables whose rows are never taken from a snapshot (HNSW bytes would reach a parser that
- * does not defend against crafted input); the store rebuilds them. Cleared on import.
- */
-const DERIVED_TABLES = new Set(['ann_index']);
 /** The store's own schema version stays: an older snapshot's rows fit the newer schema, its version number does not. */
 const KEEP_META_KEYS = new Set(['schema_version']);
 
@@ -48,15 +38,7 @@ const KEEP_META_KEYS = new Set(['schema_version']);
  */
 export async function importSnapshotInto(driver: SqlDriver, bytes: Uint8Array, options: ImportIntoOptions = {}): Promise<SnapshotManifest> {
   const method = 'importSnapshotInto';
-  const limits = resolveLimits(method, options.limits);
-  const { manifest, parts } = await readArchive(method, bytes, limits);
-  checkModel(method, manifest, options.embedder ?? null);
-  const vectors = decodeVectors(method, parts['vectors.ids.json'], parts['vectors.f32'], manifest);
-  const graph = decodeGraph(method, parts['graph.jsonl']);
-  const bm25 = decodeBm25(method, parts['bm25.jsonl']);
-  if (graph.nodes.size !== manifest.counts.memories || graph.edges.size !== manifest.counts.edges) {
-    throw corrupt(method, `graph.jsonl has ${graph.nodes.size} nodes and ${graph.edges.size} edges, the manifest counts ${manifest.counts.memories} memories and ${manifest.counts.edges} edges`);
-  }
+  const { manifest, parts, derived } = await readParts(method, bytes, { embedder: options.embedder ?? null, limits: options.limits });
   let file: SqliteFile;
   try {
     file = new SqliteFile(parts['store.db']);
@@ -66,8 +48,8 @@ export async function importSnapshotInto(driver: SqlDriver, bytes: Uint8Array, o
 
   const repo = new Repository(driver);
   const tables = contentTables(method, file, driver);
-  checkSchemaVersion(method, tables.get('meta') ?? [], manifest);
-  const order = tablesInDependencyOrder(method, driver, [...tables.keys(), ...[...DERIVED_TABLES].filter((t) => hasTable(driver, t))]);
+  checkSchemaVersion(method, (tables.get('meta') ?? []).find((r) => r['key'] === 'schema_version')?.['value'], manifest);
+  const order = tablesInDependencyOrder(method, driver, [...tables.keys(), ...DERIVED_TABLES.filter((t) => hasTable(driver, t))]);
   repo.transaction(method, () => {
     for (const table of [...order].reverse()) {
       if (table === 'meta') driver.exec(`DELETE FROM meta WHERE key NOT IN (${[...KEEP_META_KEYS].map(() => '?').join(', ')})`, [...KEEP_META_KEYS]);
@@ -89,25 +71,13 @@ export async function importSnapshotInto(driver: SqlDriver, bytes: Uint8Array, o
     const content = readContent(repo);
     checkRows(method, content);
     checkAgainstManifest(method, content, manifest);
-    checkVectors(method, vectors, content, new Map(content.memories.map((m) => [m.id, Number(m.no)])));
-    checkGraph(method, graph, content);
-    checkBm25(method, bm25, content, manifest);
+    checkDerived(method, derived, content, manifest);
   });
   return manifest;
 }
 
 function hasTable(driver: SqlDriver, name: string): boolean {
   return driver.all("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = ?", [name]).length > 0;
-}
-
-function checkModel(method: string, manifest: SnapshotManifest, embedder: Embedder | null): void {
-  if (!embedder) return;
-  if (manifest.dim !== null && manifest.dim !== embedder.dim) {
-    throw new HybridMindError('DIMENSION_MISMATCH', method, `the snapshot holds ${manifest.dim}-d vectors; the embedder ${JSON.stringify(embedder.id)} makes ${embedder.dim}-d vectors`);
-  }
-  if (manifest.embedderId !== null && manifest.embedderId !== embedder.id) {
-    throw new HybridMindError('MODEL_MISMATCH', method, `the snapshot's vectors come from ${JSON.stringify(manifest.embedderId)}, received embedder ${JSON.stringify(embedder.id)}`);
-  }
 }
 
 type Row = Record<string, SqlValue>;
@@ -121,7 +91,7 @@ function entriesKey(entries: Array<{ type: string; name: string; tblName: string
  * from derived tables; then the target's column layout reads its records. Returns rows by table.
  */
 function contentTables(method: string, file: SqliteFile, target: SqlDriver): Map<string, Row[]> {
-  const derived = (tbl: string) => DERIVED_TABLES.has(tbl);
+  const derived = (tbl: string) => DERIVED_TABLES.includes(tbl);
   const theirs = file.schema.filter((e) => !e.name.startsWith('sqlite_stat') && !derived(e.tblName));
   const ours = target.all<{ type: string; name: string; tbl_name: string; sql: string | null }>(`SELECT type, name, tbl_name, sql FROM sqlite_master WHERE ${SKIP_INTERNAL}`)
     .map((e) => ({ type: e.type, name: e.name, tblName: e.tbl_name, sql: e.sql }))
@@ -164,14 +134,4 @@ function sqlValue(value: StoredValue): SqlValue {
   if (typeof value !== 'bigint') return value;
   if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) throw new Error(`integer ${value} is beyond what JavaScript numbers hold exactly`);
   return Number(value);
-}
-
-function checkSchemaVersion(method: string, meta: Row[], manifest: SnapshotManifest): void {
-  const value = meta.find((r) => r['key'] === 'schema_version')?.['value'];
-  const version = Number(value);
-  if (!Number.isSafeInteger(version) || version < 1) throw corrupt(method, `store.db has no readable schema version, found ${JSON.stringify(value ?? null)}`);
-  if (version > SCHEMA_VERSION) {
-    throw new HybridMindError('UNSUPPORTED', method, `the snapshot's database has schema version ${version}; this library reads up to ${SCHEMA_VERSION} — upgrade hybridmind to import it`);
-  }
-  if (version !== manifest.schemaVersion) throw corrupt(method, `store.db has schema version ${version}, the manifest says ${manifest.schemaVersion}`);
 }

@@ -20,7 +20,7 @@ import { Indexes } from './indexes.js';
 import { fuse, legsRun, materialize, runLegs } from './recall.js';
 import { resolveRecall, type ResolvedDefaults, type ResolvedRecall } from './recall-options.js';
 import { toEdge, toRecord } from './rows.js';
-import { checkId, checkOneOf, checkOptions, normalizedVector } from './validate.js';
+import { checkId, checkOneOf, checkOptions, checkQuery, normalizedVector } from './validate.js';
 import { Writer } from './writer.js';
 import { dropVectors, reconcileModel } from './model.js';
 import { autoEdgeKind, type AutoEdgeKind } from './auto-edges.js';
@@ -212,7 +212,7 @@ export class HybridMemory {
    */
   async context(query: string, options: ContextOptions = {}): Promise<Context> {
     this.#open('context');
-    if (typeof query !== 'string' || query.trim() === '') throw invalid('context', 'query must be a non-empty string', query);
+    checkQuery('context', 'query', query);
     const { context, recall } = contextOptions('context', options);
     const hits = await this.recall(query, { ...recall, k: Math.min(1000, context.maxItems * 3), explain: false });
     const embedder = this.#embedder;
@@ -245,9 +245,9 @@ export class HybridMemory {
   /** The graph neighbourhood of a memory (by id) or of the best hit for a query. */
   async trace(idOrQuery: string, options: TraceOptions = {}): Promise<TraceResult> {
     this.#open('trace');
-    if (typeof idOrQuery !== 'string' || idOrQuery.trim() === '') throw invalid('trace', 'idOrQuery must be a memory id or a non-empty query', idOrQuery);
-    let start = this.#indexes.catalog.noOf(idOrQuery);
+    let start = typeof idOrQuery === 'string' ? this.#indexes.catalog.noOf(idOrQuery) : undefined;
     if (start === undefined) {
+      checkQuery('trace', 'idOrQuery', idOrQuery);
       const best = (await this.recall(idOrQuery, { k: 1, explain: false }))[0];
       start = best ? this.#indexes.catalog.noOf(best.id) : undefined;
     }
@@ -419,7 +419,7 @@ export class HybridMemory {
   }
 
   #resolve(method: string, query: unknown, options: unknown): ResolvedRecall {
-    if (typeof query !== 'string' || query.trim() === '') throw invalid(method, 'query must be a non-empty string', query);
+    checkQuery(method, 'query', query);
     const o = resolveRecall(method, options, this.#defaults);
     for (const id of o.anchors ?? []) this.#requireMemory(method, id);
     return o;

@@ -11,6 +11,7 @@ import type { EnrichmentOptions } from './enrichment.js';
 import { resolveNeighbourAveraging, type NeighbourAveraging, type NeighbourAveragingOption } from './neighbour-averaging.js';
 import { resolveDefaults, type ResolvedDefaults } from './recall-options.js';
 import { checkOptions } from './validate.js';
+import { adoptForeignDatabase, readRows } from '../validation/database.js';
 
 /** Options of `HybridMemory.open`. Every field is optional. */
 export interface OpenOptions {
@@ -85,7 +86,15 @@ export async function openDriver(method: string, storage: OpenOptions['storage']
   if (typeof storage === 'object' && storage !== null) {
     if ('bytes' in storage) {
       if (!(storage.bytes instanceof Uint8Array)) throw invalid(method, 'options.storage.bytes must be a Uint8Array', storage.bytes);
-      return (await sqliteWasm()).open({ bytes: storage.bytes });
+      const driver = await (await sqliteWasm()).open({ bytes: storage.bytes });
+      try {
+        // Bytes from outside get a snapshot's checks: nothing planted in them may run or be read unchecked.
+        await adoptForeignDatabase(driver, (message, cause) => new HybridMindError('CORRUPT', method, `options.storage.bytes: the database ${message}`, { cause }), readRows);
+      } catch (error) {
+        driver.close();
+        throw error;
+      }
+      return driver;
     }
     if (typeof (storage as SqlDriver).all === 'function' && typeof (storage as SqlDriver).transaction === 'function') return storage as SqlDriver;
   }

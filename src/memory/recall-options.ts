@@ -12,6 +12,7 @@ import {
   checkStringList,
   checkTime,
 } from './validate.js';
+import { labelProblem } from '../validation/rules.js';
 
 /** The recall defaults, in one place. `HybridMemory.open({ recall })` overrides them per store. */
 export const RECALL_DEFAULTS = {
@@ -76,8 +77,9 @@ function labelSet(method: string, name: string, value: unknown): Set<string> | n
   if (value === undefined) return null;
   const list = typeof value === 'string' ? [value] : value;
   return new Set(checkStringList(method, name, list, (v, i) => {
-    if (typeof v !== 'string' || v === '') throw invalid(method, `${name}[${i}] must be a non-empty string`, v);
-    return v;
+    const problem = labelProblem(v);
+    if (problem) throw invalid(method, `${name}[${i}] ${problem}`, v);
+    return v as string;
   }));
 }
 

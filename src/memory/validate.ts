@@ -1,5 +1,8 @@
 import { HybridMindError, invalid } from '../errors.js';
 import type { Metadata, TimeInput } from '../types.js';
+import {
+  edgeTypeProblem, idProblem, illFormedPath, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
+} from '../validation/rules.js';
 
 /**
  * Argument checks shared by the public methods. Each throws INVALID_ARGUMENT (or
@@ -7,8 +10,7 @@ import type { Metadata, TimeInput } from '../types.js';
  * is written.
  */
 
-export const MAX_TEXT_LENGTH = 1_000_000;
-export const MAX_ID_LENGTH = 512;
+export { MAX_ID_LENGTH, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH } from '../validation/rules.js';
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;
@@ -23,29 +25,35 @@ export function checkOptions(method: string, name: string, value: unknown): Reco
 }
 
 export function checkText(method: string, name: string, value: unknown): string {
-  if (typeof value !== 'string' || value.trim().length === 0) throw invalid(method, `${name} must be a non-empty string`, value);
-  if (value.length > MAX_TEXT_LENGTH) throw invalid(method, `${name} must be at most ${MAX_TEXT_LENGTH} characters`, `${value.length} characters`);
-  return value;
+  const problem = textProblem(value);
+  if (problem) throw invalid(method, `${name} ${problem}`, typeof value === 'string' && value.length > MAX_TEXT_LENGTH ? `${value.length} characters` : value);
+  return value as string;
+}
+
+/** A recall, context, compare or trace query: bounded, so no call can be made arbitrarily expensive. */
+export function checkQuery(method: string, name: string, value: unknown): string {
+  const problem = textProblem(value, MAX_QUERY_LENGTH);
+  if (problem) throw invalid(method, `${name} ${problem}`, typeof value === 'string' && value.length > MAX_QUERY_LENGTH ? `${value.length} characters` : value);
+  return value as string;
 }
 
 export function checkId(method: string, name: string, value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH || value.trim() !== value) {
-    throw invalid(method, `${name} must be a non-empty string of at most ${MAX_ID_LENGTH} characters without surrounding spaces`, value);
-  }
-  return value;
+  const problem = idProblem(value);
+  if (problem) throw invalid(method, `${name} ${problem}`, value);
+  return value as string;
 }
 
 export function checkOptionalLabel(method: string, name: string, value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value.length === 0 || value.length > 256) throw invalid(method, `${name} must be a non-empty string of at most 256 characters`, value);
-  return value;
+  const problem = labelProblem(value);
+  if (problem) throw invalid(method, `${name} ${problem}`, value);
+  return value as string;
 }
 
 export function checkEdgeType(method: string, value: unknown): string {
-  if (typeof value !== 'string' || !/^[A-Za-z][A-Za-z0-9_:.-]{0,63}$/.test(value)) {
-    throw invalid(method, 'type must be a word of letters, digits, _ : . - (at most 64, starting with a letter), e.g. "DEPENDS_ON"', value);
-  }
-  return value;
+  const problem = edgeTypeProblem(value);
+  if (problem) throw invalid(method, `type ${problem}`, value);
+  return value as string;
 }
 
 export function checkTime(method: string, name: string, value: unknown): number {
@@ -54,10 +62,9 @@ export function checkTime(method: string, name: string, value: unknown): number 
   else if (value instanceof Date) ms = value.getTime();
   else if (typeof value === 'string' && value.trim() !== '') ms = Date.parse(value);
   else throw invalid(method, `${name} must be epoch milliseconds, a Date or an ISO-8601 string`, value);
-  if (!Number.isFinite(ms) || !Number.isInteger(Math.round(ms)) || Math.abs(ms) > 8.64e15) {
-    throw invalid(method, `${name} must be a valid time`, value);
-  }
-  return Math.round(ms);
+  const rounded = Math.round(ms);
+  if (timeProblem(rounded)) throw invalid(method, `${name} must be a valid time (what a Date can show)`, value);
+  return rounded;
 }
 
 export function checkOptionalTime(method: string, name: string, value: unknown): number | undefined {
@@ -73,7 +80,10 @@ export function checkMetadata(method: string, name: string, value: unknown): Met
   } catch {
     throw invalid(method, `${name} must be JSON-serialisable`, value);
   }
-  return JSON.parse(json) as Metadata;
+  const parsed = JSON.parse(json) as Metadata;
+  const bad = illFormedPath(parsed);
+  if (bad !== null) throw invalid(method, `${name} must hold well-formed Unicode; ${bad} has a lone UTF-16 surrogate`, value);
+  return parsed;
 }
 
 export function checkPositiveInt(method: string, name: string, value: unknown, max = 10_000): number {

@@ -1,4 +1,5 @@
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
+import { readRows } from '../validation/database.js';
 
 /** Everything a snapshot is made of, read from one database in one synchronous pass. */
 export interface StoreContent {
@@ -15,15 +16,7 @@ export interface StoreContent {
  * turn of the event loop no write can slip in, so every part describes the same state.
  */
 export function readContent(repo: Repository): StoreContent {
-  const dim = repo.getMeta('dim');
-  return {
-    memories: repo.allMemories(),
-    edges: repo.allEdges(),
-    // Raw blobs, not `allVectors()`: a crafted database may hold blobs no Float32Array can view.
-    vectors: repo.db.all<{ no: number; vector: Uint8Array }>('SELECT no, vector FROM vectors ORDER BY no').map((r) => ({ no: Number(r.no), bytes: r.vector })),
-    dim: dim === null ? null : Number(dim),
-    embedderId: repo.getMeta('embedder_id'),
-  };
+  return { ...readRows(repo), embedderId: repo.getMeta('embedder_id') };
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;

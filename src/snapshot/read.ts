@@ -2,7 +2,8 @@ import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid } from '../errors.js';
 import { checkOptions } from '../memory/validate.js';
 import type { Repository } from '../storage/repository.js';
-import { readArchive } from './archive.js';
+import { readArchive, type VerifiedArchive } from './archive.js';
+import type { StoreContent } from './content.js';
 import { corrupt, SNAPSHOT_LIMITS, type ResolvedLimits, type SnapshotLimits, type SnapshotManifest } from './format.js';
 import { checkBm25, decodeBm25 } from './part-bm25.js';
 import { checkGraph, decodeGraph } from './part-graph.js';
@@ -29,6 +30,29 @@ export interface OpenedSnapshot {
  * opened and checked. Nothing outside the new in-memory database is touched, whatever happens.
  */
 export async function openSnapshot(method: string, bytes: unknown, expect: SnapshotExpectations = {}): Promise<OpenedSnapshot> {
+  const { manifest, parts, derived } = await readParts(method, bytes, expect);
+  const store = await openStoreDb(method, parts['store.db'], manifest);
+  try {
+    checkDerived(method, derived, store.content, manifest);
+  } catch (error) {
+    store.repository.db.close();
+    throw error;
+  }
+  return { manifest, repository: store.repository };
+}
+
+/** The derived parts, decoded and checked on their own (FORMAT.md steps 1–7). */
+export interface DerivedParts {
+  vectors: ReturnType<typeof decodeVectors>;
+  graph: ReturnType<typeof decodeGraph>;
+  bm25: ReturnType<typeof decodeBm25>;
+}
+
+/**
+ * FORMAT.md steps 1–7, for every import path (`openSnapshot` here, `importSnapshotInto` on
+ * Durable Objects): container, limits, manifest, checksums, model, derived parts on their own.
+ */
+export async function readParts(method: string, bytes: unknown, expect: SnapshotExpectations): Promise<VerifiedArchive & { derived: DerivedParts }> {
   const limits = resolveLimits(method, expect.limits);
   const { manifest, parts } = await readArchive(method, bytes, limits);
   checkModel(method, manifest, expect);
@@ -38,17 +62,14 @@ export async function openSnapshot(method: string, bytes: unknown, expect: Snaps
   if (graph.nodes.size !== manifest.counts.memories || graph.edges.size !== manifest.counts.edges) {
     throw corrupt(method, `graph.jsonl has ${graph.nodes.size} nodes and ${graph.edges.size} edges, the manifest counts ${manifest.counts.memories} memories and ${manifest.counts.edges} edges`);
   }
-  const store = await openStoreDb(method, parts['store.db'], manifest);
-  try {
-    const noOf = new Map(store.content.memories.map((m) => [m.id, Number(m.no)]));
-    checkVectors(method, vectors, store.content, noOf);
-    checkGraph(method, graph, store.content);
-    checkBm25(method, bm25, store.content, manifest);
-  } catch (error) {
-    store.repository.db.close();
-    throw error;
-  }
-  return { manifest, repository: store.repository };
+  return { manifest, parts, derived: { vectors, graph, bm25 } };
+}
+
+/** FORMAT.md step 9: the derived parts against store.db's checked rows. */
+export function checkDerived(method: string, derived: DerivedParts, content: StoreContent, manifest: SnapshotManifest): void {
+  checkVectors(method, derived.vectors, content, new Map(content.memories.map((m) => [m.id, Number(m.no)])));
+  checkGraph(method, derived.graph, content);
+  checkBm25(method, derived.bm25, content, manifest);
 }
 
 /** Validates without creating a store; resolves to the manifest. */

@@ -5,19 +5,13 @@
  * does not enforce column types, and a crafted file could otherwise crash the index rebuild.
  */
 import { HybridMindError } from '../errors.js';
-import { MAX_ID_LENGTH } from '../memory/validate.js';
 import type { SqlDriver } from '../storage/driver.js';
-import { Repository } from '../storage/repository.js';
-import { migrate, SCHEMA_VERSION } from '../storage/schema.js';
+import type { Repository } from '../storage/repository.js';
+import { SCHEMA_VERSION } from '../storage/schema.js';
+import { adoptForeignDatabase } from '../validation/database.js';
+import { rowProblem } from '../validation/rows.js';
 import { readContent, type StoreContent } from './content.js';
 import { corrupt, type SnapshotManifest } from './format.js';
-
-/**
- * Derived tables a snapshot may carry but is never trusted for: `ann_index` holds HNSW bytes
- * that would go to hnswlib's parser, which does not defend against crafted input. They are
- * emptied on import and the store rebuilds them from the (checked) vectors.
- */
-const UNTRUSTED_TABLES = ['ann_index'];
 
 /** Loaded on first use, so bundles that never read a snapshot's database (Cloudflare Workers) never load SQLite-WASM. */
 const sqliteWasm = async () => (await import('../storage/sqlite-wasm.js')).SqliteWasmDriver;
@@ -36,21 +30,8 @@ export async function openStoreDb(method: string, bytes: Uint8Array, manifest: S
     throw asCorrupt(method, cause);
   }
   try {
-    checkIntegrity(method, driver);
-    const orphans = driver.all<{ table: string; rowid: number; parent: string }>('PRAGMA foreign_key_check');
-    if (orphans.length > 0) {
-      const first = orphans[0]!;
-      throw corrupt(method, `store.db has ${orphans.length} rows pointing at missing rows (foreign_key_check), e.g. ${first.table} row ${first.rowid} → ${first.parent}`);
-    }
-    checkSchemaVersion(method, driver, manifest);
-    const repository = new Repository(driver);
-    const schema = schemaOf(driver);
-    if (schema !== (await referenceSchema())) throw corrupt(method, 'store.db does not have the hybridmind schema (tables, indexes, views or triggers differ)');
-    for (const table of UNTRUSTED_TABLES) {
-      if (driver.all("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = ?", [table]).length > 0) driver.exec(`DELETE FROM ${table}`);
-    }
-    const content = readContent(repository);
-    checkRows(method, content);
+    const fail = (message: string, cause?: unknown) => corrupt(method, `store.db ${message}`, cause);
+    const { repository, rows: content } = await adoptForeignDatabase(driver, fail, readContent, () => checkSchemaVersion(method, driver.all<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")[0]?.value, manifest));
     checkAgainstManifest(method, content, manifest);
     return { repository, content };
   } catch (error) {
@@ -59,77 +40,20 @@ export async function openStoreDb(method: string, bytes: Uint8Array, manifest: S
   }
 }
 
-function checkIntegrity(method: string, driver: SqlDriver): void {
-  let problems: string[];
-  try {
-    problems = driver.all<{ integrity_check: string }>('PRAGMA integrity_check(10)').map((r) => String(r.integrity_check));
-  } catch (cause) {
-    // Damage to a table's root page makes the check itself fail rather than report.
-    problems = [cause instanceof Error ? cause.message : String(cause)];
-  }
-  if (problems.length !== 1 || problems[0] !== 'ok') throw corrupt(method, `store.db fails SQLite's integrity_check: ${problems.join('; ').slice(0, 300)}`);
-}
-
-function checkSchemaVersion(method: string, driver: SqlDriver, manifest: SnapshotManifest): void {
-  const row = driver.all<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")[0];
-  const version = Number(row?.value);
-  if (!Number.isSafeInteger(version) || version < 1) throw corrupt(method, `store.db has no readable schema version, found ${JSON.stringify(row?.value ?? null)}`);
+/** store.db's `meta.schema_version` against this library and the manifest, for every import path. */
+export function checkSchemaVersion(method: string, value: unknown, manifest: SnapshotManifest): void {
+  const version = Number(value);
+  if (!Number.isSafeInteger(version) || version < 1) throw corrupt(method, `store.db has no readable schema version, found ${JSON.stringify(value ?? null)}`);
   if (version > SCHEMA_VERSION) {
     throw new HybridMindError('UNSUPPORTED', method, `the snapshot's database has schema version ${version}; this library reads up to ${SCHEMA_VERSION} — upgrade hybridmind to import it`);
   }
   if (version !== manifest.schemaVersion) throw corrupt(method, `store.db has schema version ${version}, the manifest says ${manifest.schemaVersion}`);
 }
 
-let reference: Promise<string> | undefined;
-
-/** The schema this library creates, read back from a fresh database. */
-function referenceSchema(): Promise<string> {
-  reference ??= sqliteWasm().then((Driver) => Driver.open()).then((db) => {
-    try {
-      migrate(db);
-      return schemaOf(db);
-    } finally {
-      db.close();
-    }
-  });
-  return reference;
-}
-
-function schemaOf(db: SqlDriver): string {
-  return JSON.stringify(db.all('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name'));
-}
-
-const isInt = (v: unknown): boolean => Number.isSafeInteger(v);
-const isLabel = (v: unknown): boolean => v === null || typeof v === 'string';
-
-function isJsonObject(text: unknown): boolean {
-  if (typeof text !== 'string') return false;
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-  } catch {
-    return false;
-  }
-}
-
+/** The library's row rules (validation/rows.ts), the same for every door a database comes through. */
 export function checkRows(method: string, content: StoreContent): void {
-  for (const m of content.memories) {
-    const ok = isInt(m.no) && typeof m.id === 'string' && m.id.length > 0 && m.id.length <= MAX_ID_LENGTH && typeof m.text === 'string'
-      && isLabel(m.kind) && isLabel(m.domain) && isJsonObject(m.metadata) && isInt(m.created_at) && isInt(m.valid_from)
-      && (m.valid_to === null || isInt(m.valid_to));
-    if (!ok) throw corrupt(method, `store.db memory row ${String(m.no)} has a field of the wrong type`);
-  }
-  for (const e of content.edges) {
-    const ok = isInt(e.no) && typeof e.id === 'string' && e.id.length > 0 && isInt(e.src) && isInt(e.dst) && typeof e.type === 'string' && e.type.length > 0
-      && typeof e.weight === 'number' && Number.isFinite(e.weight) && e.weight > 0 && isJsonObject(e.metadata) && isInt(e.valid_from) && isInt(e.created_at)
-      && (e.closes_valid_to === 0 || e.closes_valid_to === 1) && (e.prior_valid_to === null || isInt(e.prior_valid_to));
-    if (!ok) throw corrupt(method, `store.db edge row ${String(e.no)} has a field of the wrong type`);
-  }
-  const bytes = (content.dim ?? 0) * 4;
-  for (const v of content.vectors) {
-    if (!(v.bytes instanceof Uint8Array) || v.bytes.byteLength !== bytes) throw corrupt(method, `store.db vector of memory ${v.no} is not ${content.dim} float32 values`);
-  }
-  if (content.dim !== null && !(Number.isSafeInteger(content.dim) && content.dim > 0)) throw corrupt(method, 'store.db records an unreadable vector dimension');
+  const problem = rowProblem(content);
+  if (problem) throw corrupt(method, `store.db ${problem}`);
 }
 
 export function checkAgainstManifest(method: string, content: StoreContent, manifest: SnapshotManifest): void {
