@@ -188,7 +188,10 @@ export function checkCitations(method: string, text: unknown, evidence: unknown)
       allowed.set(id, id);
     }
   } else if (evidence && typeof evidence === 'object' && Array.isArray((evidence as CitationEvidence).items)) {
-    for (const item of (evidence as CitationEvidence).items) {
+    for (const [i, item] of (evidence as CitationEvidence).items.entries()) {
+      if (item === null || typeof item !== 'object' || typeof item.cite !== 'string' || typeof item.id !== 'string') {
+        throw invalid(method, `contextOrIds.items[${i}] must be a context item with a string cite and id`, item);
+      }
       allowed.set(item.cite, item.id);
       allowed.set(item.id, item.id);
     }

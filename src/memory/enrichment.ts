@@ -47,7 +47,13 @@ export class EnrichmentQueue {
   readonly #maxAttempts: number;
   readonly #backoffMs: number;
   readonly #listeners = new Set<(p: EnrichmentProgress) => void>();
-  readonly #pending = new Set<number>();
+  /**
+   * Memories waiting for a vector, each with the generation of its latest enqueue: a memory
+   * enqueued again while its batch is at the embedder (its text was updated) keeps waiting,
+   * and the vector of the old text is not stored.
+   */
+  readonly #pending = new Map<number, number>();
+  #generation = 0;
   readonly #failed = new Set<number>();
   #done = 0;
   #running: Promise<void> | null = null;
@@ -72,7 +78,7 @@ export class EnrichmentQueue {
   enqueue(nos: Iterable<number>): void {
     for (const no of nos) {
       this.#failed.delete(no);
-      this.#pending.add(no);
+      this.#pending.set(no, ++this.#generation);
     }
     this.#kick();
   }
@@ -117,34 +123,34 @@ export class EnrichmentQueue {
 
   async #drain(): Promise<void> {
     while (!this.#stopped && this.#pending.size > 0) {
-      const batch: Array<{ no: number; text: string }> = [];
-      for (const no of this.#pending) {
+      const batch: Array<{ no: number; text: string; generation: number }> = [];
+      for (const [no, generation] of this.#pending) {
         const text = this.#sink.textOf(no);
         if (text === undefined) this.#pending.delete(no);
-        else batch.push({ no, text });
+        else batch.push({ no, text, generation });
         if (batch.length >= this.#batchSize) break;
       }
       if (batch.length === 0) continue;
       const vectors = await this.#embedWithRetry(batch.map((b) => b.text));
       if (this.#stopped) return;
-      if (!vectors) {
-        for (const b of batch) {
+      // Cancelled or enqueued again while at the embedder: this result is not theirs to settle.
+      const current = batch.flatMap((b, i) => (this.#pending.get(b.no) === b.generation ? [{ no: b.no, text: b.text, at: i }] : []));
+      const fail = () => {
+        for (const b of current) {
           this.#pending.delete(b.no);
           this.#failed.add(b.no);
         }
-      } else {
-        const ready = batch.flatMap((b, i) => (this.#pending.has(b.no) ? [{ ...b, vector: vectors[i]! }] : []));
+      };
+      if (!vectors) fail();
+      else {
         try {
-          this.#sink.commit(ready);
-          for (const b of batch) this.#pending.delete(b.no);
-          this.#done += ready.length;
+          this.#sink.commit(current.map((b) => ({ no: b.no, text: b.text, vector: vectors[b.at]! })));
+          for (const b of current) this.#pending.delete(b.no);
+          this.#done += current.length;
         } catch (error) {
           this.#lastError = error instanceof Error ? error.message : String(error);
           this.#logger('error', 'enrichment: storing vectors failed', { error: this.#lastError });
-          for (const b of batch) {
-            this.#pending.delete(b.no);
-            this.#failed.add(b.no);
-          }
+          fail();
         }
       }
       const progress = { done: this.#done, pending: this.#pending.size, failed: this.#failed.size };

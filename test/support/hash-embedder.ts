@@ -50,3 +50,22 @@ export function hashVector(text: string, dim: number): Float32Array {
   else for (let i = 0; i < dim; i++) v[i]! /= Math.sqrt(norm);
   return v;
 }
+
+/**
+ * The hash embedder answering after `delayMs`, like a model busy on another batch: long enough
+ * for writes to land while a batch is at the embedder.
+ */
+export class SlowHashEmbedder extends HashEmbedder {
+  /** Calls begun, including those still waiting. */
+  started = 0;
+
+  constructor(readonly delayMs: number, dim = 384) {
+    super(dim);
+  }
+
+  override async embed(texts: string[]): Promise<Float32Array[]> {
+    this.started++;
+    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    return super.embed(texts);
+  }
+}
