@@ -2,6 +2,7 @@ import { invalid } from '../errors.js';
 import { corrupt, MANIFEST, PART_NAMES, type PartName, type ResolvedLimits, type SnapshotManifest } from './format.js';
 import { parseManifest } from './manifest.js';
 import { sha256Hex } from './sha256.js';
+import { readSqliteHeader, SQLITE_HEADER_BYTES } from '../validation/sqlite-header.js';
 import { inflateEntry, readDirectory } from './zip-read.js';
 
 /** An archive whose container, manifest and checksums are verified; its content is not yet. */
@@ -32,14 +33,38 @@ export async function readArchive(method: string, bytes: unknown, limits: Resolv
     const declared = byName.get(part.name)!.size;
     if (declared !== part.bytes) throw corrupt(method, `${part.name} is ${declared} bytes in the archive, the manifest says ${part.bytes}`);
   }
+  checkDeclaredSizes(method, manifest);
   const parts = {} as Record<PartName, Uint8Array>;
   for (const part of manifest.parts) {
-    const data = inflateEntry(method, zip, byName.get(part.name)!);
+    const data = inflateEntry(method, zip, byName.get(part.name)!, part.name === 'store.db' ? storeDbHead(method, part.bytes) : undefined);
     const digest = await sha256Hex(method, data);
     if (digest !== part.sha256) throw corrupt(method, `checksum mismatch in ${part.name}: the manifest says sha256 ${part.sha256}, the content hashes to ${digest}`);
     parts[part.name] = data;
   }
   return { manifest, parts };
+}
+
+/** Sizes the manifest's own fields fix, checked before anything but the manifest is inflated. */
+function checkDeclaredSizes(method: string, manifest: SnapshotManifest): void {
+  const vectors = manifest.parts.find((p) => p.name === 'vectors.f32')!.bytes;
+  const expected = manifest.counts.vectors * (manifest.dim ?? 0) * 4;
+  if (vectors !== expected) throw corrupt(method, `vectors.f32 declares ${vectors} bytes; ${manifest.counts.vectors} vectors of ${manifest.dim ?? 0} dimensions are ${expected}`);
+  const db = manifest.parts.find((p) => p.name === 'store.db')!.bytes;
+  if (db < 512 || db % 512 !== 0) throw corrupt(method, `store.db declares ${db} bytes, which no SQLite database has (whole pages of at least 512 bytes)`);
+}
+
+/** store.db's header is judged against its declared size as soon as it is inflated: a padded or garbage database stops there. */
+function storeDbHead(method: string, size: number): { bytes: number; check: (head: Uint8Array) => void } {
+  return {
+    bytes: SQLITE_HEADER_BYTES,
+    check: (head) => {
+      try {
+        readSqliteHeader(head, size);
+      } catch (cause) {
+        throw corrupt(method, `store.db ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+      }
+    },
+  };
 }
 
 /** Path checks come before the known-name check so an attack is reported as one, not as an unknown file. */

@@ -90,20 +90,33 @@ export function readDirectory(
     at = next;
   }
   if (at !== eocd) throw corrupt(method, 'the central directory holds bytes after its last record');
-  checkNoOverlap(method, entries);
+  checkTiling(method, entries, dirStart);
   return entries;
 }
 
-/** The entry's bytes, inflated with its declared size as a hard ceiling. */
-export function inflateEntry(method: string, zip: Uint8Array, entry: ZipEntry): Uint8Array {
+/**
+ * The entry's bytes, streamed through the inflater with its declared size as a hard ceiling: the
+ * only buffer is the declared size, and output past it stops the inflater at once. `head`, if
+ * given, judges the first `head.bytes` bytes as soon as they exist, so content that is wrong from
+ * its first bytes is refused without inflating the rest.
+ */
+export function inflateEntry(method: string, zip: Uint8Array, entry: ZipEntry, head?: { bytes: number; check: (head: Uint8Array) => void }): Uint8Array {
   const data = zip.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);
-  if (entry.method === 0) return new Uint8Array(data);
+  if (entry.method === 0) {
+    head?.check(data.subarray(0, head.bytes));
+    return new Uint8Array(data);
+  }
   const out = new Uint8Array(entry.size);
   let written = 0;
+  let judged = head === undefined;
   const inflater = new Inflate((chunk) => {
     if (written + chunk.length > entry.size) throw corrupt(method, `entry ${JSON.stringify(entry.name)} inflates past its declared ${entry.size} bytes`);
     out.set(chunk, written);
     written += chunk.length;
+    if (!judged && written >= head!.bytes) {
+      judged = true;
+      head!.check(out.subarray(0, head!.bytes));
+    }
   });
   try {
     if (data.length === 0) inflater.push(data, true);
@@ -145,10 +158,19 @@ function localData(method: string, zip: Uint8Array, at: number, rawName: Uint8Ar
   return start;
 }
 
-/** Overlapping entries let a small archive expand the same bytes many times (a non-recursive bomb). */
-function checkNoOverlap(method: string, entries: ZipEntry[]): void {
+/**
+ * The entries must tile the archive from its first byte to the central directory. Overlapping
+ * entries let a small archive expand the same bytes many times (a non-recursive bomb); bytes
+ * before or between them are data outside the entries, which FORMAT.md forbids (a polyglot file
+ * hides a second format there).
+ */
+function checkTiling(method: string, entries: ZipEntry[], dirStart: number): void {
   const spans = entries.map((e) => ({ name: e.name, start: e.headerStart, end: e.dataStart + e.compressedSize })).sort((a, b) => a.start - b.start);
-  for (let i = 1; i < spans.length; i++) {
-    if (spans[i]!.start < spans[i - 1]!.end) throw corrupt(method, `entries ${JSON.stringify(spans[i - 1]!.name)} and ${JSON.stringify(spans[i]!.name)} overlap`);
+  let at = 0;
+  for (const [i, span] of spans.entries()) {
+    if (i > 0 && span.start < at) throw corrupt(method, `entries ${JSON.stringify(spans[i - 1]!.name)} and ${JSON.stringify(span.name)} overlap`);
+    if (span.start !== at) throw corrupt(method, `${span.start - at} bytes at offset ${at} belong to no entry (data outside the entries)`);
+    at = span.end;
   }
+  if (at !== dirStart) throw corrupt(method, `${dirStart - at} bytes at offset ${at} belong to no entry (data outside the entries)`);
 }

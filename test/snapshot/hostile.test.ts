@@ -102,7 +102,9 @@ for (const part of DEFLATED) {
   const lie = clone(good);
   for (const p of lie.manifest['parts'] as Array<{ name: string; bytes: number }>) if (p.name === part) p.bytes = 1000;
   const entries = (await entriesOf(lie, { fixChecksums: false })).map((e) => (e.name === part ? { ...e, data: new Uint8Array(2 * MiB), declaredSize: 1000 } : e));
-  add({ name: `bomb: ${part} declares 1000 bytes, inflates 2 MiB`, bytes: writeZip(entries), code: 'CORRUPT', reason: /past its declared/, limits: { maxRatio: 1e9 } });
+  // No SQLite database is 1000 bytes long, so store.db's lie is caught before inflating.
+  const reason = part === 'store.db' ? /which no SQLite database has/ : /past its declared/;
+  add({ name: `bomb: ${part} declares 1000 bytes, inflates 2 MiB`, bytes: writeZip(entries), code: 'CORRUPT', reason, limits: { maxRatio: 1e9 } });
 }
 for (const [a, b] of [['graph.jsonl', 'bm25.jsonl'], ['store.db', 'vectors.ids.json']] as const) {
   // The central directory sends two names to the same local data: one small payload, expanded twice.
@@ -160,8 +162,8 @@ for (let i = 0; i < 5; i++) {
 }
 {
   const f32 = good.parts.get('vectors.f32')!;
-  add({ name: 'truncated: vectors.f32 one float short', bytes: await repack(withPart(good, 'vectors.f32', f32.subarray(0, f32.length - 4))), code: 'CORRUPT', reason: /vectors\.f32 is \d+ bytes/ });
-  add({ name: 'truncated: vectors.f32 one row short', bytes: await repack(withPart(good, 'vectors.f32', f32.subarray(0, f32.length - DIM * 4))), code: 'CORRUPT', reason: /vectors\.f32 is \d+ bytes/ });
+  add({ name: 'truncated: vectors.f32 one float short', bytes: await repack(withPart(good, 'vectors.f32', f32.subarray(0, f32.length - 4))), code: 'CORRUPT', reason: /vectors\.f32 declares \d+ bytes; \d+ vectors/ });
+  add({ name: 'truncated: vectors.f32 one row short', bytes: await repack(withPart(good, 'vectors.f32', f32.subarray(0, f32.length - DIM * 4))), code: 'CORRUPT', reason: /vectors\.f32 declares \d+ bytes; \d+ vectors/ });
   const graph = good.parts.get('graph.jsonl')!;
   add({ name: 'truncated: graph.jsonl mid-line', bytes: await repack(withPart(good, 'graph.jsonl', graph.subarray(0, graph.length - 7))), code: 'CORRUPT', reason: /graph\.jsonl/ });
   const bm25 = good.parts.get('bm25.jsonl')!;

@@ -1,3 +1,4 @@
+import { readSqliteHeader, SQLITE_HEADER_BYTES } from '../../validation/sqlite-header.js';
 import { decodeRecord, readVarint, type StoredValue } from './record.js';
 
 /**
@@ -15,7 +16,6 @@ export interface SchemaEntry {
   sql: string | null;
 }
 
-const MAGIC = 'SQLite format 3\0';
 const MAX_DEPTH = 40;
 
 export class SqliteFile {
@@ -27,19 +27,12 @@ export class SqliteFile {
   readonly schema: SchemaEntry[];
 
   constructor(bytes: Uint8Array) {
-    if (bytes.length < 512) throw new Error(`is ${bytes.length} bytes, too short for a SQLite database`);
-    for (let i = 0; i < MAGIC.length; i++) if (bytes[i] !== MAGIC.charCodeAt(i)) throw new Error('is not a SQLite database (bad header)');
+    const header = readSqliteHeader(bytes.subarray(0, SQLITE_HEADER_BYTES), bytes.length);
     this.#bytes = bytes;
     this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const raw = this.#view.getUint16(16);
-    this.pageSize = raw === 1 ? 65536 : raw;
-    if (this.pageSize < 512 || (this.pageSize & (this.pageSize - 1)) !== 0) throw new Error(`has an invalid page size ${raw}`);
-    this.#usable = this.pageSize - bytes[20]!;
-    if (this.#usable < 480) throw new Error('reserves too many bytes per page');
-    if (bytes.length % this.pageSize !== 0) throw new Error(`is ${bytes.length} bytes, not a whole number of ${this.pageSize}-byte pages`);
-    this.pageCount = bytes.length / this.pageSize;
-    const encoding = this.#view.getUint32(56);
-    if (encoding !== 1) throw new Error(`uses text encoding ${encoding}; only UTF-8 (1) is read`);
+    this.pageSize = header.pageSize;
+    this.#usable = header.usable;
+    this.pageCount = header.pageCount;
     this.schema = this.tableRows(1).map(({ values }, i) => {
       const [type, name, tblName, rootpage, sql] = values;
       if (typeof type !== 'string' || typeof name !== 'string' || typeof tblName !== 'string' || typeof rootpage !== 'bigint' || (sql !== null && typeof sql !== 'string')) {
