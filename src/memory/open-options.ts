@@ -12,6 +12,7 @@ import { resolveNeighbourAveraging, type NeighbourAveraging, type NeighbourAvera
 import { resolveDefaults, type ResolvedDefaults } from './recall-options.js';
 import { checkOptions } from './validate.js';
 import { adoptForeignDatabase, readRows } from '../validation/database.js';
+import { readSqliteHeader, SQLITE_HEADER_BYTES } from '../validation/sqlite-header.js';
 
 /** Options of `HybridMemory.open`. Every field is optional. */
 export interface OpenOptions {
@@ -86,10 +87,16 @@ export async function openDriver(method: string, storage: OpenOptions['storage']
   if (typeof storage === 'object' && storage !== null) {
     if ('bytes' in storage) {
       if (!(storage.bytes instanceof Uint8Array)) throw invalid(method, 'options.storage.bytes must be a Uint8Array', storage.bytes);
+      const fail = (message: string, cause?: unknown) => new HybridMindError('CORRUPT', method, `options.storage.bytes: the database ${message}`, { cause });
+      try {
+        readSqliteHeader(storage.bytes.subarray(0, SQLITE_HEADER_BYTES), storage.bytes.length);
+      } catch (cause) {
+        throw fail(cause instanceof Error ? cause.message : String(cause), cause);
+      }
       const driver = await (await sqliteWasm()).open({ bytes: storage.bytes });
       try {
         // Bytes from outside get a snapshot's checks: nothing planted in them may run or be read unchecked.
-        await adoptForeignDatabase(driver, (message, cause) => new HybridMindError('CORRUPT', method, `options.storage.bytes: the database ${message}`, { cause }), readRows);
+        await adoptForeignDatabase(driver, fail, readRows);
       } catch (error) {
         driver.close();
         throw error;
