@@ -53,7 +53,8 @@ export async function vectorLeg(q: Query, db: Db, o: ResolvedRecall, reference: 
      WHERE ${where} ORDER BY v.embedding <=> ${v}::vector LIMIT ${p.add(k)}`,
     p.values,
   )).rows;
-  return rows.map((r) => ({ no: Number(r['no']), score: Number(r['score']) }));
+  // The index orders by distance alone; equal scores go to the smaller number, as in the embedded leg.
+  return rows.map((r) => ({ no: Number(r['no']), score: Number(r['score']) })).sort((a, b) => b.score - a.score || a.no - b.no);
 }
 
 /**

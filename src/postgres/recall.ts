@@ -60,11 +60,13 @@ async function nosOf(q: Query, db: Db, ids: readonly string[]): Promise<number[]
 
 /**
  * What the core's fusion and hit building read, for just the memories this recall touched: the
- * candidates, what supersedes them (fusion lifts the newer fact), and those memories' rows.
+ * candidates, the memories graph paths pass through, what supersedes them (fusion lifts the
+ * newer fact), and those memories' rows.
  */
 async function fusionParts(q: Query, db: Db, lists: LegLists): Promise<FusionParts> {
   const candidates = new Set<number>();
   for (const list of [lists.vector, lists.lexical, lists.graph, lists.time]) for (const h of list ?? []) candidates.add(h.no);
+  for (const h of lists.graph ?? []) for (const no of h.via) candidates.add(no);
   const supersededBy = new Map<number, number[]>();
   const edges = (await q(`SELECT src, dst FROM ${db.t('edges')} WHERE type = $1 AND dst = ANY($2) ORDER BY no`, [EDGE_TYPES.SUPERSEDES, [...candidates]])).rows;
   for (const e of edges) {
