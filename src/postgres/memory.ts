@@ -8,6 +8,7 @@ import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRec
 import { toEdge, toRecord } from '../memory/rows.js';
 import { walkOptions } from '../memory/traversal.js';
 import { checkId, checkOneOf, checkOptions, normalizedVector } from '../memory/validate.js';
+import type { HybridMemory } from '../memory/hybrid-memory.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
 import type {
   CompareResult, Direction, Edge, Hit, MemoryInput, MemoryPatch, MemoryRecord, RecallDefaults, RecallOptions, RecallReport,
@@ -21,6 +22,7 @@ import { pgRecall } from './recall.js';
 import { EDGE_COLUMNS, MEMORY_COLUMNS, toEdgeRow, toMemoryRow } from './rows.js';
 import { ensureVectorTable, migrate, PG_SCHEMA_VERSION } from './schema.js';
 import { exportPgSnapshot, readPgContent, readSnapshotContent, replacePgContent } from './snapshot.js';
+import { checkSyncTarget, syncDevice, type SyncCursor, type SyncReport } from './sync.js';
 import { PgWriter } from './writer.js';
 
 /** Options of `PostgresMemory.open`. */
@@ -357,9 +359,21 @@ export class PostgresMemory {
     await this.#db.close();
   }
 
-  /** For sync: the database handle and clock, not part of the public API. */
-  get internals(): { db: Db; now: () => number; dim: number | null; ensureDim: (method: string, dim: number) => Promise<void> } {
-    return { db: this.#db, now: this.#now, dim: this.#dim, ensureDim: (method, dim) => this.#ensureDim(method, dim) };
+  /**
+   * Two-way sync with a device's embedded store that worked offline: its changes since `cursor`
+   * go to Postgres, everyone else's come to it, in both cases memories, edges, forgets and
+   * unlinks. On a conflict the last write to reach the server wins — the device's, which
+   * arrives now. Keep the returned `cursor` (plain JSON) for the next sync; `null` the first time.
+   *
+   * @example
+   * let cursor = JSON.parse(localStorage.getItem('sync') ?? 'null');
+   * ({ cursor } = await server.syncWith(device, cursor));
+   * localStorage.setItem('sync', JSON.stringify(cursor));
+   */
+  async syncWith(local: HybridMemory, cursor: SyncCursor | null): Promise<SyncReport> {
+    const method = 'syncWith';
+    this.#open(method);
+    return syncDevice(method, { db: this.#db, now: this.#now, ensureDim: (m, d) => this.#ensureDim(m, d) }, checkSyncTarget(method, local), cursor);
   }
 
   #open(method: string): void {

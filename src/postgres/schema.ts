@@ -65,11 +65,20 @@ const MIGRATIONS: readonly string[] = [
      generation bigint NOT NULL,
      PRIMARY KEY (kind, key)
    );
-   CREATE INDEX tombstones_generation ON {s}.tombstones (generation);
-   CREATE SEQUENCE {s}.generation;`,
+   CREATE INDEX tombstones_generation ON {s}.tombstones (generation);`,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * A row's generation is the 64-bit id of the transaction that wrote it. Unlike a sequence value
+ * it orders by commit visibility: every transaction below a snapshot's xmin has finished, so a
+ * sync that resumes from that xmin cannot miss a write that was still in flight.
+ */
+export const GENERATION = 'pg_current_xact_id()::text::bigint';
+
+/** The generation a reader may resume from: nothing older than it was still being written. */
+export const SNAPSHOT_XMIN = 'pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
 
 /** One lock for every schema: `CREATE EXTENSION` is database-wide, so two memories must not race on it. */
 const MIGRATION_LOCK = 'hybridmind:migrate';

@@ -6,6 +6,7 @@ import { writeSnapshot } from '../snapshot/write.js';
 import { Repository, type EdgeRow, type MemoryRow } from '../storage/repository.js';
 import type { Db, Query } from './db.js';
 import { EDGE_COLUMNS, MEMORY_COLUMNS, parseVector, toEdgeRow, toMemoryRow } from './rows.js';
+import { GENERATION } from './schema.js';
 import { insertMemories, writeVectors } from './writer.js';
 
 const COPY_CHUNK = 2000;
@@ -95,7 +96,7 @@ export async function replacePgContent(q: Query, db: Db, method: string, content
   for (const e of content.edges) {
     await q(
       `INSERT INTO ${db.t('edges')} (no, id, src, dst, type, weight, metadata, valid_from, created_at, closes_valid_to, prior_valid_to, generation)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, nextval('${db.t('generation')}'))`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, ${GENERATION})`,
       [e.no, e.id, e.src, e.dst, e.type, e.weight, e.metadata, e.valid_from, e.created_at, e.closes_valid_to, e.prior_valid_to],
     );
   }

@@ -7,6 +7,7 @@ import { checkRelateOptions, closingTime } from '../memory/writer.js';
 import type { EdgeRow, MemoryRow, NewMemory } from '../storage/repository.js';
 import { EDGE_TYPES } from '../types.js';
 import type { Db, Query } from './db.js';
+import { GENERATION } from './schema.js';
 import { EDGE_COLUMNS, MEMORY_COLUMNS, postingsOf, toEdgeRow, toMemoryRow, vectorLiteral } from './rows.js';
 
 /** Rows per INSERT statement inside one batch: bounds the size of each statement's parameters. */
@@ -34,7 +35,7 @@ export function edgeKey(fromId: string, toId: string, type: string): string {
 /**
  * Every write of the Postgres engine: arguments checked first (the core's validators), vectors
  * computed before the transaction, then one transaction per call. Each changed row takes a new
- * `generation` from one sequence, and removals leave tombstones, which is what sync reads.
+ * `generation` (the writing transaction's id), and removals leave tombstones: what sync reads.
  */
 export class PgWriter {
   readonly #db: Db;
@@ -177,7 +178,7 @@ export async function insertMemories(q: Query, db: Db, rows: ReadonlyArray<NewMe
   const col = <K extends keyof NewMemory>(k: K) => rows.map((r) => r[k]);
   const result = await q(
     `INSERT INTO ${db.t('memories')} (no, id, text, kind, domain, metadata, created_at, valid_from, valid_to, term_count, generation, updated_at)
-     SELECT coalesce(u.no, nextval(pg_get_serial_sequence('${db.t('memories')}', 'no'))), u.id, u.text, u.kind, u.domain, u.metadata, u.created_at, u.valid_from, u.valid_to, u.term_count, nextval('${db.t('generation')}'), $11
+     SELECT coalesce(u.no, nextval(pg_get_serial_sequence('${db.t('memories')}', 'no'))), u.id, u.text, u.kind, u.domain, u.metadata, u.created_at, u.valid_from, u.valid_to, u.term_count, ${GENERATION}, $11
      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::int[])
        AS u(no, id, text, kind, domain, metadata, created_at, valid_from, valid_to, term_count)
      ON CONFLICT (id) DO NOTHING RETURNING id, no`,
@@ -209,7 +210,7 @@ export async function updateMemory(q: Query, db: Db, row: MemoryRow, previousTex
   const lexical = previousText === null ? null : postingsOf(row.text);
   await q(
     `UPDATE ${db.t('memories')} SET text = $2, kind = $3, domain = $4, metadata = $5, valid_from = $6, valid_to = $7,
-       term_count = coalesce($8, term_count), generation = nextval('${db.t('generation')}'), updated_at = $9 WHERE no = $1`,
+       term_count = coalesce($8, term_count), generation = ${GENERATION}, updated_at = $9 WHERE no = $1`,
     [row.no, row.text, row.kind, row.domain, row.metadata, row.valid_from, row.valid_to, lexical?.distinct ?? null, now],
   );
   if (!lexical || previousText === null) return;
@@ -239,7 +240,7 @@ export async function forgetMemory(q: Query, db: Db, row: MemoryRow, now: number
 
 async function tombstone(q: Query, db: Db, kind: 'memory' | 'edge', key: string): Promise<void> {
   await q(
-    `INSERT INTO ${db.t('tombstones')} (kind, key, generation) VALUES ($1, $2, nextval('${db.t('generation')}'))
+    `INSERT INTO ${db.t('tombstones')} (kind, key, generation) VALUES ($1, $2, ${GENERATION})
      ON CONFLICT (kind, key) DO UPDATE SET generation = excluded.generation`,
     [kind, key],
   );
@@ -251,7 +252,7 @@ async function memoriesByNo(q: Query, db: Db, nos: readonly number[]): Promise<M
 }
 
 async function setValidTo(q: Query, db: Db, no: number, validTo: number | null, now: number): Promise<void> {
-  await q(`UPDATE ${db.t('memories')} SET valid_to = $2, generation = nextval('${db.t('generation')}'), updated_at = $3 WHERE no = $1`, [no, validTo, now]);
+  await q(`UPDATE ${db.t('memories')} SET valid_to = $2, generation = ${GENERATION}, updated_at = $3 WHERE no = $1`, [no, validTo, now]);
 }
 
 /**
@@ -283,7 +284,7 @@ export async function insertEdges(q: Query, db: Db, method: string, drafts: read
     }
     const inserted = await q(
       `INSERT INTO ${db.t('edges')} (id, src, dst, type, weight, metadata, valid_from, created_at, closes_valid_to, prior_valid_to, generation)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, nextval('${db.t('generation')}')) ON CONFLICT (src, dst, type) DO NOTHING RETURNING id`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${GENERATION}) ON CONFLICT (src, dst, type) DO NOTHING RETURNING id`,
       [edge.id, edge.src, edge.dst, edge.type, edge.weight, edge.metadata, edge.valid_from, edge.created_at, edge.closes_valid_to, edge.prior_valid_to],
     );
     if (inserted.rows.length === 0) throw new HybridMindError('CONFLICT', method, `a ${d.type} edge from ${JSON.stringify(d.fromId)} to ${JSON.stringify(d.toId)} already exists`);

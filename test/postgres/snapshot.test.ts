@@ -69,7 +69,8 @@ describe('.mind.zip between a Node store and Postgres', () => {
     const pg = await openPg(cluster());
     await pg.store({ id: 'keep', text: 'kept' });
     const damaged = zip.slice();
-    damaged[Math.floor(damaged.length / 2)] ^= 0xff;
+    const at = Math.floor(damaged.length / 2);
+    damaged[at] = damaged[at]! ^ 0xff;
     expect(await codeOf(pg.restoreSnapshot(damaged))).toBe('CORRUPT');
     expect(await codeOf(pg.restoreSnapshot(new Uint8Array([1, 2, 3])))).toBe('CORRUPT');
     const other = await PostgresMemory.open({ connection: cluster().connection, schema: cluster().schema('other'), embedder: new HashEmbedder(32) });
