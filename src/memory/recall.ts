@@ -10,8 +10,18 @@ import type { Hit, HitLegs, LegName } from '../types.js';
 import type { Catalog } from './catalog.js';
 import { matchesFilter, type ResolvedRecall } from './recall-options.js';
 
+/**
+ * What fusion and hit building read: the catalog, rows for the top k, and who supersedes whom.
+ * The Postgres engine fills these from its own queries and fuses with the same functions.
+ */
+export interface FusionParts {
+  catalog: Catalog;
+  repository: Pick<Repository, 'memoryByNo'>;
+  graph: Pick<GraphIndex, 'sources'>;
+}
+
 /** The parts of a store a recall reads. */
-export interface RecallParts {
+export interface RecallParts extends FusionParts {
   catalog: Catalog;
   repository: Repository;
   lexical: LexicalIndex;
@@ -38,7 +48,7 @@ export function poolSize(k: number): number {
 }
 
 /** The reference time of a query and which memories it may return. */
-export function scope(parts: RecallParts, o: ResolvedRecall, now: number): { reference: number; accept: Accept; traversable: Accept } {
+export function scope(parts: Pick<FusionParts, 'catalog'>, o: ResolvedRecall, now: number): { reference: number; accept: Accept; traversable: Accept } {
   const reference = o.asOf ?? now;
   const { catalog } = parts;
   const traversable: Accept = o.asOf === null ? () => true : (no) => recordedBy(catalog.entry(no), reference);
@@ -101,7 +111,7 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
  * Fuses the lists. A single-leg mode keeps its leg's order. Equal scores go to the memory that
  * is current, then the fresher one, so supersession shows even when relevance ties.
  */
-export function fuse(parts: RecallParts, o: ResolvedRecall, query: string, lists: LegLists, now: number): Fused[] {
+export function fuse(parts: FusionParts, o: ResolvedRecall, query: string, lists: LegLists, now: number): Fused[] {
   const reference = o.asOf ?? now;
   const status = (no: number): number => (statusAt(parts.catalog.entry(no), reference) === 'current' ? 0 : 1);
   const tieBreak = (a: number, b: number): number =>
@@ -123,7 +133,7 @@ export function fuse(parts: RecallParts, o: ResolvedRecall, query: string, lists
  * first even when the old wording matches the query better; ties go to the current one. Every
  * historical hit then keeps `historicalWeight` of its score.
  */
-function reweighHistorical(parts: RecallParts, fused: Fused[], status: (no: number) => number, accept: Accept, weight: number, tieBreak: (a: number, b: number) => number): Fused[] {
+function reweighHistorical(parts: FusionParts, fused: Fused[], status: (no: number) => number, accept: Accept, weight: number, tieBreak: (a: number, b: number) => number): Fused[] {
   const scores = new Map(fused.map((f) => [f.no, f.score]));
   for (const f of fused) {
     if (status(f.no) === 0) continue;
@@ -179,7 +189,7 @@ export function legsRun(lists: LegLists): LegName[] {
 }
 
 /** Builds the final hits: rows are read from SQLite only for the top k. */
-export function materialize(parts: RecallParts, o: ResolvedRecall, lists: LegLists, fused: Fused[], now: number): Hit[] {
+export function materialize(parts: FusionParts, o: ResolvedRecall, lists: LegLists, fused: Fused[], now: number): Hit[] {
   const reference = o.asOf ?? now;
   const top = fused.slice(0, o.k);
   const explain = o.explain ? explanations(parts, lists, legRanks(lists), new Set(top.map((f) => f.no))) : null;
@@ -202,7 +212,7 @@ export function materialize(parts: RecallParts, o: ResolvedRecall, lists: LegLis
   });
 }
 
-function explanations(parts: RecallParts, lists: LegLists, ranks: Partial<Record<LegName, number[]>>, wanted: Set<number>): Map<number, HitLegs> {
+function explanations(parts: FusionParts, lists: LegLists, ranks: Partial<Record<LegName, number[]>>, wanted: Set<number>): Map<number, HitLegs> {
   const out = new Map<number, HitLegs>();
   const at = (no: number): HitLegs => {
     let legs = out.get(no);

@@ -10,7 +10,7 @@ interface Walk {
   direction: Direction;
 }
 
-function walkOptions(method: string, options: unknown, defaultDepth: number): Walk {
+export function walkOptions(method: string, options: unknown, defaultDepth: number): Walk {
   const o = checkOptions(method, 'options', options) as TraceOptions;
   return {
     depth: o.depth === undefined ? defaultDepth : checkNonNegativeInt(method, 'options.depth', o.depth, 10),

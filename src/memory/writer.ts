@@ -191,12 +191,9 @@ export class Writer {
     const from = this.#memoryNo(method, `${prefix}${prefix ? 'from' : 'fromId'}`, fromId);
     const to = this.#memoryNo(method, `${prefix}${prefix ? 'to' : 'toId'}`, toId);
     const edgeType = checkEdgeType(method, type);
-    const o = checkOptions(method, prefix ? prefix.slice(0, -1) : 'options', options) as RelateOptions;
-    for (const key of Object.keys(o)) if (!['weight', 'metadata', 'validFrom'].includes(key)) throw invalid(method, `${prefix || 'options.'}${key} is not a known field`, key);
+    const { weight, metadata, validFrom: given } = checkRelateOptions(method, prefix, options);
     if (from === to) throw invalid(method, 'a memory cannot be related to itself; fromId and toId are both', fromId);
-    const weight = o.weight === undefined ? 1 : checkFiniteNumber(method, `${prefix || 'options.'}weight`, o.weight, { min: 0, exclusiveMin: true });
-    const metadata = JSON.stringify(checkMetadata(method, `${prefix || 'options.'}metadata`, o.metadata));
-    const validFrom = checkOptionalTime(method, `${prefix || 'options.'}validFrom`, o.validFrom) ?? this.#indexes.catalog.entry(from).validFrom;
+    const validFrom = given ?? this.#indexes.catalog.entry(from).validFrom;
     if (this.#repo.edgeBetween(from, to, edgeType)) {
       throw new HybridMindError('CONFLICT', method, `a ${edgeType} edge from ${JSON.stringify(fromId)} to ${JSON.stringify(toId)} already exists`);
     }
@@ -279,7 +276,18 @@ export class Writer {
   }
 }
 
+/** Checks `relate()` options (or an edge spec's fields under `prefix`, e.g. `edges[2].`). */
+export function checkRelateOptions(method: string, prefix: string, options: unknown): { weight: number; metadata: string; validFrom: number | undefined } {
+  const o = checkOptions(method, prefix ? prefix.slice(0, -1) : 'options', options) as RelateOptions;
+  for (const key of Object.keys(o)) if (!['weight', 'metadata', 'validFrom'].includes(key)) throw invalid(method, `${prefix || 'options.'}${key} is not a known field`, key);
+  return {
+    weight: o.weight === undefined ? 1 : checkFiniteNumber(method, `${prefix || 'options.'}weight`, o.weight, { min: 0, exclusiveMin: true }),
+    metadata: JSON.stringify(checkMetadata(method, `${prefix || 'options.'}metadata`, o.metadata)),
+    validFrom: checkOptionalTime(method, `${prefix || 'options.'}validFrom`, o.validFrom),
+  };
+}
+
 /** When a supersession ends the older fact: as the newer one starts, but never before the older began. */
-function closingTime(newer: MemoryRow, older: MemoryRow): number {
+export function closingTime(newer: MemoryRow, older: MemoryRow): number {
   return Math.max(Number(newer.valid_from), Number(older.valid_from) + 1);
 }

@@ -1,0 +1,200 @@
+import { BM25_DEFAULTS } from '../legs/lexical/bm25-index.js';
+import { isCompound, queryTerms } from '../legs/lexical/tokenizer.js';
+import { DAY_MS, type TimeRanked } from '../legs/time/temporal.js';
+import { compareHits, type GraphHit } from '../legs/graph/graph-index.js';
+import type { LexicalHit, Scored } from '../legs/types.js';
+import type { ResolvedRecall } from '../memory/recall-options.js';
+import type { Direction } from '../types.js';
+import type { Db, Query } from './db.js';
+import { vectorLiteral } from './rows.js';
+
+/** Positional parameters collected while a statement is assembled. */
+export class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/**
+ * The SQL form of the core's `accept` (recall.ts `scope`): recorded by the as-of time, current
+ * when historical memories are excluded, and the kind / domain / metadata filter. `m` is the
+ * memories alias.
+ */
+export function acceptSql(o: ResolvedRecall, reference: number, p: Params): string {
+  const conds: string[] = [];
+  if (o.asOf !== null) conds.push(`m.created_at <= ${p.add(reference)}`);
+  if (!o.includeHistorical) {
+    const ref = p.add(reference);
+    conds.push(`(m.valid_from <= ${ref} AND (m.valid_to IS NULL OR m.valid_to > ${ref}))`);
+  }
+  const f = o.filter;
+  if (f?.kind) conds.push(`m.kind = ANY(${p.add([...f.kind])})`);
+  if (f?.domain) conds.push(`m.domain = ANY(${p.add([...f.domain])})`);
+  for (const [key, value] of f?.metadata ?? []) conds.push(`m.meta @> ${p.add(JSON.stringify({ [key]: value }))}::jsonb`);
+  return conds.length === 0 ? 'true' : conds.join(' AND ');
+}
+
+/**
+ * Dense leg in pgvector: cosine distance over the HNSW index, best first, score = cosine
+ * similarity (what the embedded leg's inner product of unit vectors is). Iterative index scans
+ * keep filling the list when a filter rejects candidates.
+ */
+export async function vectorLeg(q: Query, db: Db, o: ResolvedRecall, reference: number, query: Float32Array, k: number, efSearch: number): Promise<Scored[]> {
+  await q(`SET LOCAL hnsw.ef_search = ${Math.max(efSearch, k)}`);
+  await q(`SET LOCAL hnsw.iterative_scan = strict_order`);
+  const p = new Params();
+  const v = p.add(vectorLiteral(query));
+  const where = acceptSql(o, reference, p);
+  const join = where === 'true' ? '' : `JOIN ${db.t('memories')} m ON m.no = v.no`;
+  const rows = (await q(
+    `SELECT v.no, 1 - (v.embedding <=> ${v}::vector) AS score FROM ${db.t('vectors')} v ${join}
+     WHERE ${where} ORDER BY v.embedding <=> ${v}::vector LIMIT ${p.add(k)}`,
+    p.values,
+  )).rows;
+  // The index orders by distance alone; equal scores go to the smaller number, as in the embedded leg.
+  return rows.map((r) => ({ no: Number(r['no']), score: Number(r['score']) })).sort((a, b) => b.score - a.score || a.no - b.no);
+}
+
+/**
+ * Lexical leg as BM25+ computed in SQL from the postings and term statistics, term for term
+ * what the embedded leg's minisearch computes: idf = ln(1 + (N − df + ½)/(df + ½)), document
+ * length = its distinct terms, identifiers boosted, the sum multiplied by the number of query
+ * terms matched. N, df and the average length count the whole store; the filter applies after.
+ */
+export async function lexicalLeg(q: Query, db: Db, o: ResolvedRecall, reference: number, query: string, k: number): Promise<LexicalHit[]> {
+  const terms = queryTerms(query);
+  if (terms.length === 0) return [];
+  const { k1, b, d, identifierBoost } = BM25_DEFAULTS;
+  const p = new Params();
+  const t = p.add(terms);
+  const boosts = p.add(terms.map((term) => (isCompound(term) ? identifierBoost : 1)));
+  const where = acceptSql(o, reference, p);
+  const rows = (await q(
+    `WITH qt AS (SELECT * FROM unnest(${t}::text[], ${boosts}::float8[]) AS x(term, boost)),
+          df AS (SELECT qt.term, qt.boost, count(*)::float8 AS df FROM qt JOIN ${db.t('postings')} po ON po.term = qt.term GROUP BY qt.term, qt.boost),
+          st AS (SELECT docs::float8 AS n, CASE WHEN docs = 0 THEN 1 ELSE terms::float8 / docs END AS avglen FROM ${db.t('lexical_stats')})
+     SELECT po.no, sum(df.boost * ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
+                 * (${d} + po.tf * (${k1} + 1) / (po.tf + ${k1} * (1 - ${b} + ${b} * m.term_count / st.avglen)))) * count(*) AS score,
+            array_agg(po.term) AS matched
+     FROM df JOIN ${db.t('postings')} po ON po.term = df.term JOIN ${db.t('memories')} m ON m.no = po.no CROSS JOIN st
+     WHERE ${where}
+     GROUP BY po.no ORDER BY score DESC, po.no LIMIT ${p.add(k)}`,
+    p.values,
+  )).rows;
+  return rows.map((r) => ({ no: Number(r['no']), score: Number(r['score']), matched: r['matched'] as string[] }));
+}
+
+export interface WalkSpec {
+  depth: number;
+  direction: Direction;
+  edgeTypes: readonly string[];
+  /** As-of time: only edges and memories recorded by then are walked. */
+  recordedBy: number | null;
+}
+
+export interface Arrival {
+  anchorRank: number;
+  no: number;
+  distance: number;
+  weight: number;
+  via: number[];
+  edges: string[];
+}
+
+/**
+ * Breadth-first walks from each anchor by a recursive query over the edges table: the CTE finds
+ * every memory's distance from each anchor (UNION drops repeats, so it ends within `depth`
+ * steps), then each reached memory keeps its arrival over the heaviest edge from the previous
+ * level (ties: the smaller memory number), exactly the choice the embedded walk makes.
+ */
+export async function walk(q: Query, db: Db, anchors: readonly number[], w: WalkSpec): Promise<Arrival[]> {
+  if (anchors.length === 0) return [];
+  const p = new Params();
+  const a = p.add(anchors);
+  const out = w.direction !== 'in';
+  const inward = w.direction !== 'out';
+  const edgeConds: string[] = [];
+  if (w.edgeTypes.length > 0) edgeConds.push(`e.type = ANY(${p.add(w.edgeTypes)})`);
+  if (w.recordedBy !== null) edgeConds.push(`e.created_at <= ${p.add(w.recordedBy)}`);
+  const edgeOk = edgeConds.length === 0 ? 'true' : edgeConds.join(' AND ');
+  const enterOk = w.recordedBy === null ? 'true' : `m.created_at <= ${p.add(w.recordedBy)}`;
+  const depth = p.add(w.depth);
+  const rows = (await q(
+    `WITH RECURSIVE reach(anchor, no, distance) AS (
+       SELECT (x.ord - 1)::int, x.no, 0 FROM unnest(${a}::bigint[]) WITH ORDINALITY AS x(no, ord)
+       UNION
+       SELECT r.anchor, CASE WHEN e.src = r.no THEN e.dst ELSE e.src END, r.distance + 1
+       FROM reach r
+       JOIN ${db.t('edges')} e ON ((${out} AND e.src = r.no) OR (${inward} AND e.dst = r.no))
+       JOIN ${db.t('memories')} m ON m.no = CASE WHEN e.src = r.no THEN e.dst ELSE e.src END
+       WHERE r.distance < ${depth} AND ${edgeOk} AND ${enterOk}
+     ),
+     best AS (SELECT anchor, no, min(distance) AS d FROM reach GROUP BY anchor, no)
+     SELECT b.anchor, b.no, b.d, p.no AS pred, e.weight, e.id AS edge
+     FROM best b
+     LEFT JOIN ${db.t('edges')} e ON b.d > 0 AND ${edgeOk}
+       AND ((${out} AND e.dst = b.no) OR (${inward} AND e.src = b.no))
+     LEFT JOIN best p ON p.anchor = b.anchor AND p.d = b.d - 1 AND p.no = CASE WHEN e.dst = b.no THEN e.src ELSE e.dst END
+     WHERE b.d = 0 OR p.no IS NOT NULL
+     ORDER BY b.anchor, b.d, b.no`,
+    p.values,
+  )).rows;
+  const chosen = new Map<string, { anchorRank: number; no: number; distance: number; pred: number; weight: number; edge: string }>();
+  for (const r of rows) {
+    const anchorRank = Number(r['anchor']);
+    const no = Number(r['no']);
+    const distance = Number(r['d']);
+    const candidate = { anchorRank, no, distance, pred: r['pred'] === null ? -1 : Number(r['pred']), weight: distance === 0 ? Infinity : Number(r['weight']), edge: r['edge'] === null ? '' : String(r['edge']) };
+    const key = `${anchorRank}:${no}`;
+    const prior = chosen.get(key);
+    if (!prior || candidate.weight > prior.weight || (candidate.weight === prior.weight && candidate.pred < prior.pred)) chosen.set(key, candidate);
+  }
+  const arrivals = new Map<string, Arrival>();
+  for (const c of [...chosen.values()].sort((x, y) => x.distance - y.distance)) {
+    const from = c.distance === 0 ? null : arrivals.get(`${c.anchorRank}:${c.pred}`)!;
+    arrivals.set(`${c.anchorRank}:${c.no}`, {
+      anchorRank: c.anchorRank, no: c.no, distance: c.distance, weight: c.weight,
+      via: from ? [...from.via, from.no] : [], edges: from ? [...from.edges, c.edge] : [],
+    });
+  }
+  return [...arrivals.values()];
+}
+
+/**
+ * The graph leg's list from the walks: each memory once, by the core's order (nearer, then from
+ * a stronger anchor, then over a heavier edge); an anchor is listed only when another anchor
+ * leads to it. `accepted` are the reached memories the recall may return.
+ */
+export async function graphLeg(q: Query, db: Db, o: ResolvedRecall, reference: number, anchors: readonly number[], k: number): Promise<GraphHit[]> {
+  const unique = [...new Set(anchors)];
+  const arrivals = await walk(q, db, unique, { depth: o.depth, direction: 'both', edgeTypes: o.edgeTypes, recordedBy: o.asOf });
+  const reached = arrivals.filter((r) => r.no !== unique[r.anchorRank]);
+  if (reached.length === 0) return [];
+  const p = new Params();
+  const nos = p.add([...new Set(reached.map((r) => r.no))]);
+  const where = acceptSql(o, reference, p);
+  const ok = new Set((await q(`SELECT m.no FROM ${db.t('memories')} m WHERE m.no = ANY(${nos}) AND ${where}`, p.values)).rows.map((r) => Number(r['no'])));
+  const best = new Map<number, GraphHit>();
+  for (const r of reached) {
+    if (!ok.has(r.no)) continue;
+    const hit: GraphHit = { ...r, score: 1 / (1 + r.distance) };
+    const prior = best.get(r.no);
+    if (!prior || compareHits(hit, prior) < 0) best.set(r.no, hit);
+  }
+  return [...best.values()].sort(compareHits).slice(0, k);
+}
+
+/** The time leg in SQL: the candidates, current before historical, then by recency weight. */
+export async function timeLeg(q: Query, db: Db, candidates: readonly number[], reference: number, halfLifeDays: number): Promise<TimeRanked[]> {
+  if (candidates.length === 0) return [];
+  const rows = (await q(
+    `SELECT no, exp(-(greatest(0, $2::float8 - valid_from) / ${DAY_MS}) / $3::float8) AS score,
+            (valid_from <= $2 AND (valid_to IS NULL OR valid_to > $2)) AS current
+     FROM ${db.t('memories')} WHERE no = ANY($1)
+     ORDER BY current DESC, score DESC, no`,
+    [candidates, reference, halfLifeDays],
+  )).rows;
+  return rows.map((r) => ({ no: Number(r['no']), score: Number(r['score']), status: r['current'] ? 'current' : 'historical' }));
+}

@@ -1,0 +1,96 @@
+import { reciprocalRankFusion } from '../fusion/rrf.js';
+import { Catalog } from '../memory/catalog.js';
+import { fuse, legsRun, materialize, poolSize, type FusionParts, type LegLists } from '../memory/recall.js';
+import type { ResolvedRecall } from '../memory/recall-options.js';
+import type { MemoryRow } from '../storage/repository.js';
+import { EDGE_TYPES, type Hit, type LegName } from '../types.js';
+import type { Db, Query } from './db.js';
+import { graphLeg, lexicalLeg, timeLeg, vectorLeg } from './legs.js';
+import { MEMORY_COLUMNS, toMemoryRow } from './rows.js';
+
+export interface PgRecallSettings {
+  efSearch: number;
+  /** False while the store has no vectors table (no dim yet): the dense leg cannot run. */
+  hasVectors: boolean;
+}
+
+/**
+ * Runs the legs the mode asks for, each in PostgreSQL, inside the caller's read-only snapshot
+ * transaction, with the same control flow as the core's `runLegs`: graph anchors are the
+ * caller's or the top 3 of the vector and lexical lists fused by the core's RRF.
+ */
+export async function runPgLegs(q: Query, db: Db, o: ResolvedRecall, query: string, queryVector: Float32Array | null, now: number, settings: PgRecallSettings): Promise<LegLists> {
+  const reference = o.asOf ?? now;
+  const pool = poolSize(o.k);
+  const needSeeds = o.mode === 'hybrid' || (o.mode === 'graph' && o.anchors === null);
+  const useVector = (o.mode === 'vector' || needSeeds) && settings.hasVectors && queryVector !== null;
+  const useLexical = o.mode === 'lexical' || needSeeds;
+  const vector = useVector ? await vectorLeg(q, db, o, reference, queryVector!, pool, settings.efSearch) : null;
+  const lexical = useLexical ? await lexicalLeg(q, db, o, reference, query, pool) : null;
+
+  let graph = null;
+  if (o.mode === 'hybrid' || o.mode === 'graph') {
+    const anchors = o.anchors !== null
+      ? await nosOf(q, db, o.anchors)
+      : reciprocalRankFusion([{ weight: 1, nos: (vector ?? []).map((h) => h.no) }, { weight: 1, nos: (lexical ?? []).map((h) => h.no) }], o.rrfK)
+          .slice(0, 3)
+          .map((f) => f.no);
+    graph = await graphLeg(q, db, o, reference, anchors, pool);
+  }
+
+  let time = null;
+  if (o.mode === 'hybrid') {
+    const candidates = new Set<number>();
+    for (const list of [vector, lexical, graph]) for (const h of list ?? []) candidates.add(h.no);
+    time = await timeLeg(q, db, [...candidates], reference, o.halfLifeDays);
+  }
+  return {
+    vector: o.mode === 'hybrid' || o.mode === 'vector' ? vector : null,
+    lexical: o.mode === 'hybrid' || o.mode === 'lexical' ? lexical : null,
+    graph,
+    time,
+  };
+}
+
+async function nosOf(q: Query, db: Db, ids: readonly string[]): Promise<number[]> {
+  const rows = (await q(`SELECT id, no FROM ${db.t('memories')} WHERE id = ANY($1)`, [ids])).rows;
+  const byId = new Map(rows.map((r) => [String(r['id']), Number(r['no'])]));
+  return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+}
+
+/**
+ * What the core's fusion and hit building read, for just the memories this recall touched: the
+ * candidates, the memories graph paths pass through, what supersedes them (fusion lifts the
+ * newer fact), and those memories' rows.
+ */
+async function fusionParts(q: Query, db: Db, lists: LegLists): Promise<FusionParts> {
+  const candidates = new Set<number>();
+  for (const list of [lists.vector, lists.lexical, lists.graph, lists.time]) for (const h of list ?? []) candidates.add(h.no);
+  for (const h of lists.graph ?? []) for (const no of h.via) candidates.add(no);
+  const supersededBy = new Map<number, number[]>();
+  const edges = (await q(`SELECT src, dst FROM ${db.t('edges')} WHERE type = $1 AND dst = ANY($2) ORDER BY no`, [EDGE_TYPES.SUPERSEDES, [...candidates]])).rows;
+  for (const e of edges) {
+    const dst = Number(e['dst']);
+    supersededBy.set(dst, [...(supersededBy.get(dst) ?? []), Number(e['src'])]);
+    candidates.add(Number(e['src']));
+  }
+  const rows = (await q(`SELECT ${MEMORY_COLUMNS} FROM ${db.t('memories')} WHERE no = ANY($1)`, [[...candidates]])).rows.map(toMemoryRow);
+  const catalog = new Catalog();
+  const byNo = new Map<number, MemoryRow>();
+  for (const row of rows) {
+    catalog.set(row);
+    byNo.set(row.no, row);
+  }
+  return {
+    catalog,
+    repository: { memoryByNo: (no) => byNo.get(no) },
+    graph: { sources: (no, type) => (type === EDGE_TYPES.SUPERSEDES ? supersededBy.get(no) ?? [] : []) },
+  };
+}
+
+/** One recall: legs in SQL, then the core's fusion and hit building over the rows they touched. */
+export async function pgRecall(q: Query, db: Db, o: ResolvedRecall, query: string, queryVector: Float32Array | null, now: number, settings: PgRecallSettings): Promise<{ hits: Hit[]; legsRun: LegName[] }> {
+  const lists = await runPgLegs(q, db, o, query, queryVector, now, settings);
+  const parts = await fusionParts(q, db, lists);
+  return { hits: materialize(parts, o, lists, fuse(parts, o, query, lists, now), now), legsRun: legsRun(lists) };
+}

@@ -1,0 +1,128 @@
+import { HybridMindError } from '../errors.js';
+import type { Db } from './db.js';
+
+/**
+ * Versioned migrations of one memory's schema. Step i brings version i to i + 1; never edit a
+ * released step, append one. `{s}` is replaced by the quoted schema name.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE EXTENSION IF NOT EXISTS vector;
+   CREATE TABLE {s}.memories (
+     no bigserial PRIMARY KEY,
+     id text NOT NULL UNIQUE,
+     text text NOT NULL,
+     kind text,
+     domain text,
+     -- The JSON text exactly as written (snapshots carry it byte for byte); jsonb for filters.
+     metadata text NOT NULL DEFAULT '{}',
+     meta jsonb GENERATED ALWAYS AS (metadata::jsonb) STORED,
+     created_at bigint NOT NULL,
+     valid_from bigint NOT NULL,
+     valid_to bigint,
+     -- Distinct lexical terms: the BM25 document length, as minisearch counts it.
+     term_count integer NOT NULL,
+     generation bigint NOT NULL,
+     updated_at bigint NOT NULL
+   );
+   CREATE INDEX memories_generation ON {s}.memories (generation);
+   CREATE INDEX memories_kind ON {s}.memories (kind);
+   CREATE INDEX memories_domain ON {s}.memories (domain);
+   CREATE INDEX memories_meta ON {s}.memories USING gin (meta jsonb_path_ops);
+   CREATE TABLE {s}.postings (
+     term text NOT NULL,
+     no bigint NOT NULL REFERENCES {s}.memories (no) ON DELETE CASCADE,
+     tf integer NOT NULL,
+     PRIMARY KEY (term, no)
+   );
+   CREATE INDEX postings_no ON {s}.postings (no);
+   CREATE TABLE {s}.lexical_stats (
+     one boolean PRIMARY KEY DEFAULT true CHECK (one),
+     docs bigint NOT NULL,
+     terms bigint NOT NULL
+   );
+   INSERT INTO {s}.lexical_stats VALUES (true, 0, 0);
+   CREATE TABLE {s}.edges (
+     no bigserial PRIMARY KEY,
+     id text NOT NULL UNIQUE,
+     src bigint NOT NULL REFERENCES {s}.memories (no) ON DELETE CASCADE,
+     dst bigint NOT NULL REFERENCES {s}.memories (no) ON DELETE CASCADE,
+     type text NOT NULL,
+     weight double precision NOT NULL,
+     metadata text NOT NULL DEFAULT '{}',
+     valid_from bigint NOT NULL,
+     created_at bigint NOT NULL,
+     closes_valid_to integer NOT NULL DEFAULT 0,
+     prior_valid_to bigint,
+     generation bigint NOT NULL,
+     UNIQUE (src, dst, type)
+   );
+   CREATE INDEX edges_dst ON {s}.edges (dst);
+   CREATE INDEX edges_generation ON {s}.edges (generation);
+   -- Forgotten memories and removed edges, so a device syncing later learns of them.
+   CREATE TABLE {s}.tombstones (
+     kind text NOT NULL CHECK (kind IN ('memory', 'edge')),
+     key text NOT NULL,
+     generation bigint NOT NULL,
+     PRIMARY KEY (kind, key)
+   );
+   CREATE INDEX tombstones_generation ON {s}.tombstones (generation);`,
+];
+
+export const PG_SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * A row's generation is the 64-bit id of the transaction that wrote it. Unlike a sequence value
+ * it orders by commit visibility: every transaction below a snapshot's xmin has finished, so a
+ * sync that resumes from that xmin cannot miss a write that was still in flight.
+ */
+export const GENERATION = 'pg_current_xact_id()::text::bigint';
+
+/** The generation a reader may resume from: nothing older than it was still being written. */
+export const SNAPSHOT_XMIN = 'pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
+
+/** One lock for every schema: `CREATE EXTENSION` is database-wide, so two memories must not race on it. */
+const MIGRATION_LOCK = 'hybridmind:migrate';
+
+/**
+ * Brings the schema to the current version. Several processes may open the same memory at once:
+ * a transaction-scoped advisory lock makes them take turns, and each
+ * re-reads the version under the lock, so every step runs exactly once.
+ */
+export async function migrate(db: Db, method: string): Promise<void> {
+  const s = `"${db.schema}"`;
+  await db.transaction(method, async (q) => {
+    await q('SELECT pg_advisory_xact_lock(hashtext($1))', [MIGRATION_LOCK]);
+    await q(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await q(`CREATE TABLE IF NOT EXISTS ${s}.meta (key text PRIMARY KEY, value text NOT NULL)`);
+    const row = (await q(`SELECT value FROM ${s}.meta WHERE key = 'schema_version'`)).rows[0];
+    const from = row ? Number(row['value']) : 0;
+    if (!Number.isInteger(from) || from < 0) throw new HybridMindError('CORRUPT', method, `the schema version is unreadable, received ${JSON.stringify(row?.['value'])}`);
+    if (from > PG_SCHEMA_VERSION) {
+      throw new HybridMindError('UNSUPPORTED', method, `schema ${db.schema} has version ${from}, this library reads up to ${PG_SCHEMA_VERSION}; upgrade hybridmind`);
+    }
+    for (let v = from; v < PG_SCHEMA_VERSION; v++) await q(MIGRATIONS[v]!.replaceAll('{s}', s));
+    await q(`INSERT INTO ${s}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(PG_SCHEMA_VERSION)]);
+  });
+}
+
+/**
+ * The vectors table is typed by its dimension (HNSW needs it), so it is created once the store
+ * knows its dim, under the same lock as migrations.
+ */
+export async function ensureVectorTable(db: Db, method: string, dim: number): Promise<void> {
+  const s = `"${db.schema}"`;
+  await db.transaction(method, async (q) => {
+    await q('SELECT pg_advisory_xact_lock(hashtext($1))', [MIGRATION_LOCK]);
+    const stored = (await q(`SELECT value FROM ${s}.meta WHERE key = 'dim'`)).rows[0];
+    if (stored) {
+      if (Number(stored['value']) !== dim) throw new HybridMindError('DIMENSION_MISMATCH', method, `the store holds ${String(stored['value'])}-d vectors, received ${dim}-d`);
+      return;
+    }
+    await q(`CREATE TABLE ${s}.vectors (
+      no bigint PRIMARY KEY REFERENCES ${s}.memories (no) ON DELETE CASCADE,
+      embedding vector(${dim}) NOT NULL
+    )`);
+    await q(`CREATE INDEX vectors_hnsw ON ${s}.vectors USING hnsw (embedding vector_cosine_ops)`);
+    await q(`INSERT INTO ${s}.meta (key, value) VALUES ('dim', $1)`, [String(dim)]);
+  });
+}

@@ -1,0 +1,54 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+/** Where Debian's PostgreSQL 15 keeps initdb, pg_ctl and postgres. */
+const BIN = process.env['PG_BIN'] ?? '/usr/lib/postgresql/15/bin';
+
+export interface Cluster {
+  /** Connection settings for node-postgres (unix socket in a private folder). */
+  connection: { host: string; port: number; user: string; database: string };
+  /** A fresh schema name per caller, so tests sharing the cluster never see each other's rows. */
+  schema(prefix: string): string;
+  stop(): void;
+}
+
+/**
+ * A throwaway PostgreSQL cluster: initdb + pg_ctl on a private port and socket folder under a
+ * temp dir, owned by the `postgres` user when we are root (the server refuses to run as root),
+ * with pgvector created. `scripts/setup.d/30-pgvector.sh` installs pgvector when it is missing.
+ */
+export function startCluster(): Cluster {
+  const root = userInfo().uid === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'hybridmind-pg-'));
+  chmodSync(dir, 0o755);
+  const osUser = root ? 'postgres' : userInfo().username;
+  if (root) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), Number(execFileSync('id', ['-g', 'postgres']).toString().trim()));
+  const run = (cmd: string, args: string[]) => {
+    if (root) execFileSync('su', [osUser, '-s', '/bin/sh', '-c', [cmd, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ')], { stdio: 'pipe' });
+    else execFileSync(cmd, args, { stdio: 'pipe' });
+  };
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const data = join(dir, 'data');
+  run(join(BIN, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync']);
+  const settings = `-p ${port} -k ${dir} -c listen_addresses='' -c fsync=off -c max_connections=200 -c shared_buffers=256MB`;
+  run(join(BIN, 'pg_ctl'), ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start']);
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      run(join(BIN, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+    } finally {
+      if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  process.once('exit', stop);
+  let n = 0;
+  return {
+    connection: { host: dir, port, user: 'postgres', database: 'postgres' },
+    schema: (prefix) => `${prefix}_${process.pid}_${++n}`,
+    stop,
+  };
+}

@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HybridMemory, RecallOptions } from '../../src/index.js';
+import { PostgresMemory } from '../../src/postgres/index.js';
+import { codeOf } from '../support/errors.js';
+import { HashEmbedder } from '../support/hash-embedder.js';
+import { DAY, NOW, openMemory } from '../support/memory.js';
+import { comparable, fill, openPg, useCluster } from './fixture.js';
+
+const cluster = useCluster();
+let pg: PostgresMemory;
+let mem: HybridMemory;
+
+beforeAll(async () => {
+  pg = await openPg(cluster());
+  mem = await openMemory();
+  await fill(pg);
+  await fill(mem);
+  await mem.ready();
+});
+afterAll(async () => {
+  await pg?.close();
+  await mem?.close();
+});
+
+const QUERIES = [
+  'where does agent memory live?',
+  'ADR-007',
+  'Order #4821',
+  'why is search slow at night?',
+  'what does the checkout service payment path depend on?',
+  'how much is the team plan?',
+  'rate limit public API',
+];
+
+const OPTIONS: Array<[string, RecallOptions]> = [
+  ['defaults', {}],
+  ['vector', { mode: 'vector' }],
+  ['lexical', { mode: 'lexical' }],
+  ['graph', { mode: 'graph', depth: 3 }],
+  ['graph from anchors', { mode: 'graph', anchors: ['checkout'], depth: 3, edgeTypes: ['DEPENDS_ON'] }],
+  ['k and weights', { k: 5, weights: { vector: 0.5, graph: 2 }, rrfK: 30 }],
+  ['linear fusion', { fusion: 'linear', alpha: 0.6, beta: 0.4 }],
+  ['as of a date', { asOf: '2025-11-02T12:00:00Z' }],
+  ['current only', { includeHistorical: false, halfLifeDays: 30, historicalWeight: 0.5 }],
+  ['filter', { filter: { kind: ['fact', 'decision'], domain: 'storage' } }],
+  ['metadata filter', { filter: { metadata: { team: 'core' } } }],
+  ['rerank', { rerank: true }],
+  ['no explanations', { explain: false, depth: 1 }],
+];
+
+describe('PostgresMemory answers as HybridMemory does', () => {
+  for (const [name, options] of OPTIONS) {
+    it(`recall: ${name}`, async () => {
+      for (const query of QUERIES) {
+        const expected = comparable(await mem.recall(query, options));
+        expect(comparable(await pg.recall(query, options)), query).toEqual(expected);
+      }
+    });
+  }
+
+  it('compare returns each leg and the fusion as the embedded store does', async () => {
+    const a = await mem.compare('why is search slow at night?');
+    const b = await pg.compare('why is search slow at night?');
+    for (const leg of ['vector', 'lexical', 'graph', 'hybrid'] as const) expect(comparable(b[leg])).toEqual(comparable(a[leg]));
+  });
+
+  it('trace, path and edges match', async () => {
+    const strip = (t: Awaited<ReturnType<HybridMemory['trace']>>) => ({ nodes: t.nodes, edges: t.edges.map(({ id: _id, ...e }) => e) });
+    for (const start of ['hnsw', 'stripe', 'adr-007']) {
+      for (const options of [{}, { depth: 1 }, { direction: 'out' as const, depth: 3 }, { edgeTypes: ['SUPERSEDES'] }]) {
+        expect(strip(await pg.trace(start, options))).toEqual(strip(await mem.trace(start, options)));
+      }
+    }
+    expect(strip(await pg.trace('agent memory storage'))).toEqual(strip(await mem.trace('agent memory storage')));
+    expect(await pg.path('checkout', 'zk')).toEqual(await mem.path('checkout', 'zk'));
+    expect(await pg.path('zk', 'checkout', { direction: 'out' })).toBeNull();
+    expect(await pg.path('zk', 'checkout', { direction: 'in' })).toEqual(await mem.path('zk', 'checkout', { direction: 'in' }));
+    expect(await pg.path('checkout', 'onboard')).toBeNull();
+    const edges = async (m: Pick<HybridMemory, 'edges'>, id: string, direction: 'in' | 'out' | 'both') => (await m.edges(id, { direction })).map(({ id: _id, ...e }) => e);
+    for (const direction of ['in', 'out', 'both'] as const) expect(await edges(pg, 'stripe', direction)).toEqual(await edges(mem, 'stripe', direction));
+  });
+
+  it('get, stats, context and citations match', async () => {
+    expect(await pg.get('price-old')).toEqual(await mem.get('price-old'));
+    expect(await pg.get('nope')).toBeNull();
+    const [a, b] = [await mem.stats(), await pg.stats()];
+    for (const key of ['memories', 'edges', 'current', 'historical', 'readiness', 'dim', 'embedderId', 'edgeTypes'] as const) expect(b[key]).toEqual(a[key]);
+    const ctx = await pg.context('where does agent memory live?', { budgetTokens: 200 });
+    expect(ctx).toEqual(await mem.context('where does agent memory live?', { budgetTokens: 200 }));
+    expect(await pg.checkCitations('It lives in OPFS [M1] and [M9].', ctx)).toEqual(await mem.checkCitations('It lives in OPFS [M1] and [M9].', ctx));
+  });
+});
+
+describe('PostgresMemory writes', () => {
+  it('update re-indexes every leg, forget removes a memory and reopens what it superseded', async () => {
+    const p = await openPg(cluster());
+    const m = await openMemory();
+    try {
+      for (const s of [p, m]) {
+        await fill(s);
+        await s.update('backfill', { text: 'Backfill moved to 04:00 on the archive cluster', metadata: { team: 'data' } });
+        await s.forget('adr-007');
+        await s.relate('limit', 'onboard', 'RELATES_TO', { weight: 2 });
+      }
+      await m.ready();
+      expect(await p.get('adr-003')).toEqual(await m.get('adr-003'));
+      expect(await p.get('backfill')).toEqual(await m.get('backfill'));
+      for (const query of ['archive cluster 04:00', 'where does agent memory live?', 'rate limit onboarding']) {
+        expect(comparable(await p.recall(query))).toEqual(comparable(await m.recall(query)));
+      }
+      const edge = (await p.edges('limit', { direction: 'out' }))[0]!;
+      await p.unrelate(edge.id);
+      expect(await p.edges('limit')).toEqual([]);
+      await p.unrelate((await p.edges('price-new', { direction: 'out' }))[0]!.id);
+      expect((await p.get('price-old'))!.validTo).toBeNull();
+      expect((await p.stats()).memories).toBe((await m.stats()).memories);
+    } finally {
+      await p.close();
+      await m.close();
+    }
+  });
+
+  it('a failing batch writes nothing: duplicate ids, bad input, an embedder that throws', async () => {
+    const p = await openPg(cluster());
+    try {
+      await p.store({ id: 'a', text: 'first' });
+      expect(await codeOf(p.storeMany([{ id: 'b', text: 'second' }, { id: 'a', text: 'again' }]))).toBe('CONFLICT');
+      expect(await codeOf(p.storeMany([{ id: 'c', text: 'third' }, { id: 'c', text: 'twice' }]))).toBe('CONFLICT');
+      expect(await codeOf(p.storeMany([{ id: 'd', text: 'ok' }, { text: 42 } as never]))).toBe('INVALID_ARGUMENT');
+      expect(await p.get('b')).toBeNull();
+      expect(await p.get('d')).toBeNull();
+      expect((await p.stats()).memories).toBe(1);
+    } finally {
+      await p.close();
+    }
+    const failing = await openPg(cluster(), { embedder: { id: 'failing', dim: 8, embed: async () => { throw new Error('model crashed'); } } });
+    try {
+      expect(await codeOf(failing.store({ text: 'never stored' }))).toBe('EMBEDDER');
+      expect((await failing.stats()).memories).toBe(0);
+    } finally {
+      await failing.close();
+    }
+  });
+});
+
+describe('PostgresMemory errors are the core\'s coded errors', () => {
+  it('bad arguments, unknown ids, conflicts, a closed store', async () => {
+    const cases: Array<[string, () => Promise<unknown>]> = [
+      ['INVALID_ARGUMENT', () => pg.recall('')],
+      ['INVALID_ARGUMENT', () => pg.recall('x', { k: 0 })],
+      ['INVALID_ARGUMENT', () => pg.recall('x', { mode: 'fuzzy' as never })],
+      ['INVALID_ARGUMENT', () => pg.recall('x', { bogus: 1 } as never)],
+      ['INVALID_ARGUMENT', () => pg.store({ text: 'x', createdAt: 'yesterday-ish' })],
+      ['INVALID_ARGUMENT', () => pg.relate('search', 'search', 'DEPENDS_ON')],
+      ['INVALID_ARGUMENT', () => pg.update('search', {})],
+      ['NOT_FOUND', () => pg.recall('x', { anchors: ['missing'] })],
+      ['NOT_FOUND', () => pg.relate('search', 'missing', 'DEPENDS_ON')],
+      ['NOT_FOUND', () => pg.update('missing', { text: 'x' })],
+      ['NOT_FOUND', () => pg.forget('missing')],
+      ['NOT_FOUND', () => pg.unrelate('missing')],
+      ['NOT_FOUND', () => pg.edges('missing')],
+      ['NOT_FOUND', () => pg.path('search', 'missing')],
+      ['CONFLICT', () => pg.store({ id: 'search', text: 'again' })],
+      ['CONFLICT', () => pg.relate('search', 'hnsw', 'DEPENDS_ON')],
+      ['DIMENSION_MISMATCH', () => pg.store({ text: 'x', embedding: new Float32Array(3).fill(1) })],
+      ['DIMENSION_MISMATCH', () => pg.recall('x', { queryEmbedding: new Float32Array(3).fill(1) })],
+    ];
+    for (const [code, call] of cases) expect(await codeOf(call()), call.toString()).toBe(code);
+    const closed = await openPg(cluster());
+    await closed.close();
+    expect(await codeOf(closed.recall('x'))).toBe('CLOSED');
+    expect(await codeOf(PostgresMemory.open({ connection: cluster().connection, schema: 'Bad-Name' }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(PostgresMemory.open({ connection: { ...cluster().connection, port: 1 }, schema: 'nowhere', embedder: null }))).toBe('STORAGE');
+  });
+
+  it('refuses another model or dimension on an existing schema', async () => {
+    const schema = cluster().schema('model');
+    const first = await PostgresMemory.open({ connection: cluster().connection, schema, embedder: new HashEmbedder(32), now: () => NOW });
+    await first.store({ text: 'one' });
+    await first.close();
+    expect(await codeOf(PostgresMemory.open({ connection: cluster().connection, schema, embedder: new HashEmbedder(16) }))).toBe('DIMENSION_MISMATCH');
+    const other = { id: 'other-model', dim: 32, embed: async (t: string[]) => t.map(() => new Float32Array(32).fill(1)) };
+    expect(await codeOf(PostgresMemory.open({ connection: cluster().connection, schema, embedder: other }))).toBe('MODEL_MISMATCH');
+  });
+
+  it('as-of recall sees only what was recorded by then', async () => {
+    const hits = await pg.recall('agent memory', { asOf: NOW - 400 * DAY });
+    expect(hits.map((h) => h.id)).not.toContain('adr-007');
+  });
+});
