@@ -8,6 +8,9 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
+/** `E2E_PORT` gives a run its own preview server, so parallel runs on one machine never share one. */
+const PORT = Number(process.env.E2E_PORT ?? 4173);
+
 export default defineConfig({
   testDir: 'e2e',
   timeout: 120_000,
@@ -18,7 +21,7 @@ export default defineConfig({
   outputDir: 'test-results/e2e',
   globalSetup: './e2e/global-setup.ts',
   use: {
-    baseURL: 'http://localhost:4173',
+    baseURL: `http://localhost:${PORT}`,
     headless: true,
     launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS },
     screenshot: 'only-on-failure',
@@ -26,8 +29,8 @@ export default defineConfig({
   },
   // The production build under `vite preview`: no dev-server reloads (dependency discovery, file edits) mid-test.
   webServer: {
-    command: 'npx vite build --logLevel warn && npx vite preview --port 4173 --strictPort',
-    url: 'http://localhost:4173/e2e/fixtures/harness.html?auto=0',
+    command: `npx vite build --logLevel warn && npx vite preview --port ${PORT} --strictPort`,
+    url: `http://localhost:${PORT}/e2e/fixtures/harness.html?auto=0`,
     reuseExistingServer: !process.env.CI,
     timeout: 120_000,
     stdout: 'ignore',

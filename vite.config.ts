@@ -47,12 +47,26 @@ export function localModels(outModels?: string): Plugin {
   };
 }
 
+/** `/` answers with the demo (a redirect to `/demo/`, query kept), in dev and preview alike. */
+export function demoAtRoot(): Plugin {
+  const serve = (server: { middlewares: { use: (fn: (req: { url?: string }, res: import('node:http').ServerResponse, next: () => void) => void) => void } }) => {
+    server.middlewares.use((req, res, next) => {
+      const [path, query] = (req.url ?? '/').split('?');
+      if (path !== '/' && path !== '/index.html') return next();
+      res.statusCode = 302;
+      res.setHeader('Location', `/demo/${query ? `?${query}` : ''}`);
+      res.end();
+    });
+  };
+  return { name: 'hybridmind:demo-at-root', configureServer: serve, configurePreviewServer: serve };
+}
+
 const vitest = process.env.VITEST !== undefined;
 
 export default defineConfig({
   // `mpa`: no SPA fallback, so a missing model file is a 404 instead of index.html with status 200.
   appType: 'mpa',
-  plugins: vitest ? [] : [...hybridmind(), localModels(resolve('build/demo/models'))],
+  plugins: vitest ? [] : [...hybridmind(), localModels(resolve('build/demo/models')), demoAtRoot()],
   worker: { format: 'es', plugins: () => hybridmind() },
   server: { port: 5173, strictPort: true, fs: { allow: ['.'] } },
   // Found up front, so the dev server never reloads a page to add a dependency it discovered late.

@@ -13,6 +13,7 @@ export { RECALL_DEFAULTS } from './memory/recall-options.js';
 export { tokenize } from './legs/lexical/tokenizer.js';
 export { VERSION } from './version.js';
 export type { ImportSnapshotOptions } from './memory/hybrid-memory.js';
+export type { ListOptions, MemoryPage } from './memory/listing.js';
 export { SNAPSHOT_FORMAT, SNAPSHOT_LIMITS, type SnapshotLimits, type SnapshotManifest, type PartEntry } from './snapshot/format.js';
 export { verifySnapshot, type SnapshotExpectations } from './snapshot/read.js';
 export { SnapshotBackups, type BackupOptions, type BackupStore, type SkippedBackup } from './snapshot/backups.js';

@@ -8,7 +8,7 @@ import { HybridMindError, type ErrorCode } from '../errors.js';
 
 /** Methods of `HybridMemory` a client may call, forwarded by name. */
 export const MEMORY_METHODS = [
-  'store', 'storeMany', 'relate', 'relateMany', 'unrelate', 'update', 'forget', 'get', 'edges', 'autoEdges', 'removeAutoEdges',
+  'store', 'storeMany', 'relate', 'relateMany', 'unrelate', 'update', 'forget', 'get', 'list', 'edges', 'autoEdges', 'removeAutoEdges',
   'recall', 'recallReport', 'context', 'checkCitations', 'compare', 'trace', 'path', 'ready', 'reembed', 'stats', 'compact',
   'exportDatabase', 'exportSnapshot', 'restoreSnapshot',
 ] as const;

@@ -33,7 +33,7 @@ export interface ConnectOptions extends WorkerStoreOptions {
 type Promised<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 
 type MemoryApi = {
-  [K in 'store' | 'storeMany' | 'relate' | 'relateMany' | 'unrelate' | 'update' | 'forget' | 'get' | 'edges' | 'autoEdges'
+  [K in 'store' | 'storeMany' | 'relate' | 'relateMany' | 'unrelate' | 'update' | 'forget' | 'get' | 'list' | 'edges' | 'autoEdges'
     | 'removeAutoEdges' | 'recall' | 'recallReport' | 'context' | 'checkCitations' | 'compare' | 'trace' | 'path' | 'ready'
     | 'reembed' | 'stats' | 'compact' | 'exportDatabase' | 'close']: Promised<HybridMemory[K]>;
 };

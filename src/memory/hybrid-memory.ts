@@ -29,6 +29,7 @@ import { checkOpenOptions, openDriver, type ImportSnapshotOptions, type OpenOpti
 export type { ImportSnapshotOptions, OpenOptions };
 import { buildContext, checkCitations, contextOptions, type CitationEvidence, type CitationReport, type Context, type ContextOptions } from '../agent/context.js';
 import { graphPath, graphTrace } from './traversal.js';
+import { listMemories, type ListOptions, type MemoryPage } from './listing.js';
 
 
 /**
@@ -159,6 +160,18 @@ export class HybridMemory {
     this.#open('get');
     checkId('get', 'id', id);
     return this.#indexes.catalog.noOf(id) === undefined ? null : this.#record(id);
+  }
+
+  /**
+   * A page of memories in storage order, optionally only one kind, domain or id prefix, with the
+   * number that match in all: what an inspector needs to browse a store page by page.
+   *
+   * @example
+   * const { records, total } = await mem.list({ offset: 50, limit: 50, kind: 'adr' });
+   */
+  async list(options: ListOptions = {}): Promise<MemoryPage> {
+    this.#open('list');
+    return listMemories(this.#indexes.catalog, options, (e) => this.#record(e.id));
   }
 
   async edges(id: string, options: { direction?: Direction } = {}): Promise<Edge[]> {

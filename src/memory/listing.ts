@@ -1,0 +1,68 @@
+import { invalid } from '../errors.js';
+import type { MemoryRecord } from '../types.js';
+import type { Catalog, CatalogEntry } from './catalog.js';
+import { checkId, checkNonNegativeInt, checkOptionalLabel, checkOptions, checkPositiveInt } from './validate.js';
+
+/** Which memories `list()` returns and which page of them. */
+export interface ListOptions {
+  /** Memories to skip, in storage order. Default 0. */
+  offset?: number;
+  /** Page size, 1–1000. Default 50. */
+  limit?: number;
+  /** Only memories of this kind. */
+  kind?: string;
+  /** Only memories of this domain. */
+  domain?: string;
+  /** Only memories whose id starts with this (case-sensitive). */
+  idPrefix?: string;
+}
+
+/** One page of `list()`: the records and how many memories match in all. */
+export interface MemoryPage {
+  records: MemoryRecord[];
+  total: number;
+}
+
+const KEYS = new Set(['offset', 'limit', 'kind', 'domain', 'idPrefix']);
+export const LIST_DEFAULT_LIMIT = 50;
+export const LIST_MAX_LIMIT = 1000;
+
+interface CheckedList {
+  offset: number;
+  limit: number;
+  kind: string | null;
+  domain: string | null;
+  idPrefix: string | null;
+}
+
+function checkList(method: string, options: unknown): CheckedList {
+  const o = checkOptions(method, 'options', options);
+  for (const key of Object.keys(o)) {
+    if (!KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"; known: ${[...KEYS].join(', ')}`, key);
+  }
+  return {
+    offset: o['offset'] === undefined ? 0 : checkNonNegativeInt(method, 'options.offset', o['offset'], Number.MAX_SAFE_INTEGER),
+    limit: o['limit'] === undefined ? LIST_DEFAULT_LIMIT : checkPositiveInt(method, 'options.limit', o['limit'], LIST_MAX_LIMIT),
+    kind: checkOptionalLabel(method, 'options.kind', o['kind']),
+    domain: checkOptionalLabel(method, 'options.domain', o['domain']),
+    idPrefix: o['idPrefix'] === undefined ? null : checkId(method, 'options.idPrefix', o['idPrefix']),
+  };
+}
+
+/**
+ * A page of the catalog in storage order, filtered without reading SQLite; only the page's rows
+ * are read, through `record`.
+ */
+export function listMemories(catalog: Catalog, options: unknown, record: (entry: CatalogEntry) => MemoryRecord): MemoryPage {
+  const o = checkList('list', options);
+  const page: CatalogEntry[] = [];
+  let total = 0;
+  for (const e of catalog.values()) {
+    if (o.kind !== null && e.kind !== o.kind) continue;
+    if (o.domain !== null && e.domain !== o.domain) continue;
+    if (o.idPrefix !== null && !e.id.startsWith(o.idPrefix)) continue;
+    if (total >= o.offset && page.length < o.limit) page.push(e);
+    total++;
+  }
+  return { records: page.map(record), total };
+}
