@@ -6,7 +6,6 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { TOOL_NAMES, type ToolName } from '../agent/tools.js';
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError } from '../errors.js';
@@ -16,6 +15,7 @@ import { loadSnapshotFile, saveSnapshotFile } from '../snapshot/node-files.js';
 import { VERSION } from '../version.js';
 import { createMcpServer } from './server.js';
 import { SnapshotSaver } from './snapshot-saver.js';
+import { StdioJsonRpcTransport } from './stdio-transport.js';
 
 export const USAGE = `Usage: hybridmind-mcp [--file memory.mind.zip] [options]
 
@@ -151,7 +151,7 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
       await saver?.save();
     },
   });
-  const transport = new StdioServerTransport(io.stdin, io.stdout);
+  const transport = new StdioJsonRpcTransport(io.stdin, io.stdout);
   const stopped = new Promise<void>((done) => {
     io.stdin.once('end', done);
     io.stdin.once('close', done);

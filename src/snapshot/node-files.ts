@@ -12,12 +12,52 @@ function storageError(method: string, what: string, cause: unknown): HybridMindE
   return new HybridMindError('STORAGE', method, `${what}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
 }
 
+/** Temp files this process is writing now; the cleanup leaves them alone. */
+const writing = new Set<string>();
+
+/** `.<file>.<pid>-<random>.tmp`: the writer's pid tells a live write from one a crash left behind. */
+const TEMP = /^(\d+)-[a-z0-9]+\.tmp$/;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temp files of `path` that no live write owns: a process killed between creating its
+ * temp file and renaming it leaves one behind, and nothing else would ever remove it.
+ */
+export async function removeStaleTemps(path: string): Promise<void> {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = name.startsWith(prefix) ? TEMP.exec(name.slice(prefix.length)) : null;
+    const full = join(dir, name);
+    if (!match || writing.has(full)) continue;
+    const pid = Number(match[1]);
+    if (pid === process.pid || !isAlive(pid)) await rm(full, { force: true }).catch(() => undefined);
+  }
+}
+
 /**
  * Writes `bytes` to `path` so that the path holds either the old file or the whole new one:
- * a temp file in the same directory, flushed to disk, then renamed over the target.
+ * a temp file in the same directory, flushed to disk, then renamed over the target. Temp files
+ * an earlier, killed write left behind are removed first.
  */
 export async function writeFileAtomic(path: string, bytes: Uint8Array, method = 'writeFileAtomic'): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${Math.random().toString(36).slice(2)}.tmp`);
+  await removeStaleTemps(path);
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
+  writing.add(temp);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(temp, 'wx');
@@ -30,6 +70,8 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array, method = 
     await handle?.close().catch(() => undefined);
     await rm(temp, { force: true }).catch(() => undefined);
     throw storageError(method, `writing ${path} failed`, cause);
+  } finally {
+    writing.delete(temp);
   }
   // The rename is durable only once the directory is flushed; some platforms cannot open one, which is fine.
   try {
@@ -53,6 +95,7 @@ export async function saveSnapshotFile(mem: HybridMemory, path: string): Promise
 /** Opens the `.mind.zip` at `path` as a new in-memory store (validated like `HybridMemory.importSnapshot`). */
 export async function loadSnapshotFile(path: string, options: ImportSnapshotOptions = {}): Promise<HybridMemory> {
   if (typeof path !== 'string' || path === '') throw invalid('loadSnapshotFile', 'path must be a non-empty string', path);
+  await removeStaleTemps(path);
   let bytes: Uint8Array;
   try {
     bytes = await readFile(path);
