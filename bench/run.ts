@@ -3,6 +3,7 @@
  * by side, written to bench/results/<name>.json and .md (+ a latency chart .svg).
  *
  *   --part all|quality|speed|embed   what to run, comma-separated (default all)
+ *   --part postgres,postgres-speed   hybridmind/postgres side by side (only when named; bench/postgres/)
  *   --sizes 10000,100000             store sizes for speed (default 10000,100000)
  *   --queries 200                    queries per size
  *   --hnsw-max 100000                largest size hnswlib-wasm is built at
@@ -31,6 +32,8 @@ const { values } = parseArgs({
     'hnsw-max': { type: 'string' },
     scifact: { type: 'string', default: '../shared/data/scifact' },
     hotpot: { type: 'string', default: '../shared/data/hotpotqa-100' },
+    locomo: { type: 'string', default: '../shared/data/locomo-dev' },
+    seconds: { type: 'string' },
     smoke: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -83,6 +86,23 @@ if (wants('quality') || wants('embed')) {
       results.quality.datasets.push(await runDataset(await loadHotpot(values.hotpot!), embedder, log, limit));
     } else log(`HotpotQA not found at ${values.hotpot}: skipped`);
   }
+}
+
+if (parts.has('postgres') || parts.has('postgres-speed')) {
+  const { runPostgresBench } = await import('./postgres/run.js');
+  await runPostgresBench({
+    quality: parts.has('postgres'),
+    speed: parts.has('postgres-speed'),
+    smoke,
+    embedder: loadEmbedder,
+    data: { scifact: values.scifact!, hotpot: values.hotpot!, locomo: values.locomo! },
+    sizes: (values.sizes ?? (smoke ? '2000' : '10000,100000')).split(',').map(Number),
+    queries: Number(values.queries ?? (smoke ? 20 : 200)),
+    seconds: Number(values.seconds ?? (smoke ? 5 : 60)),
+    out: smoke ? 'postgres-smoke' : 'postgres',
+    log,
+  });
+  if (![...parts].some((p) => p === 'all' || !p.startsWith('postgres'))) process.exit(0);
 }
 
 const name = values.out ?? (smoke ? 'smoke' : 'latest');

@@ -11,7 +11,7 @@ const CACHE = new URL('../.cache/', import.meta.url);
  * Embeds a dataset's documents once per embedder and caches the raw float32 vectors, since a
  * 5,000-abstract corpus takes minutes to encode on two cores.
  */
-async function cachedVectors(set: RetrievalSet, embedder: Embedder, log: (s: string) => void): Promise<Float32Array[]> {
+export async function cachedVectors(set: RetrievalSet, embedder: Embedder, log: (s: string) => void): Promise<Float32Array[]> {
   await mkdir(CACHE, { recursive: true });
   const file = join(CACHE.pathname, `${set.name.replace(/\W+/g, '_')}-${embedder.id.replace(/\W+/g, '_')}-${set.docs.length}.f32`);
   try {

@@ -90,6 +90,12 @@ const MIGRATION_LOCK = 'hybridmind:migrate';
  */
 export async function migrate(db: Db, method: string): Promise<void> {
   const s = `"${db.schema}"`;
+  // A schema already current is only read, so memories open on a read-only hot standby too.
+  const meta = (await db.query(method, 'SELECT to_regclass($1) IS NOT NULL AS present', [`${s}.meta`])).rows[0]!;
+  if (meta['present'] === true) {
+    const current = (await db.query(method, `SELECT value FROM ${s}.meta WHERE key = 'schema_version'`)).rows[0];
+    if (current && Number(current['value']) === PG_SCHEMA_VERSION) return;
+  }
   await db.transaction(method, async (q) => {
     await q('SELECT pg_advisory_xact_lock(hashtext($1))', [MIGRATION_LOCK]);
     await q(`CREATE SCHEMA IF NOT EXISTS ${s}`);
