@@ -37,6 +37,8 @@ export const day = (ms: number): string => new Date(ms).toISOString().slice(0, 1
 export function notify(message: string, kind: 'info' | 'error' = 'info'): void {
   const line = $('notice');
   line.textContent = message;
+  // On a phone the line is cut to one row; the whole message stays in its tooltip.
+  line.title = message;
   line.className = `notice show ${kind}`;
   window.clearTimeout(Number(line.dataset.timer ?? 0));
   if (kind === 'info') line.dataset.timer = String(window.setTimeout(() => line.classList.remove('show'), 8000));

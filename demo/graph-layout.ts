@@ -92,3 +92,21 @@ export function placeLabels(wanted: Box[], obstacles: Box[]): Array<Box | null> 
     return null;
   });
 }
+
+/**
+ * Scales and centres positions into a `width` × `height` area with `margin` kept free for labels,
+ * so labels keep their size in pixels whatever the spread of the layout. Never enlarges more than
+ * `maxScale`, so two nodes do not end up a screen apart.
+ */
+export function fitPositions(pos: Map<string, Point>, width: number, height: number, margin: { x: number; y: number }, maxScale = 1.4): Map<string, Point> {
+  const xs = [...pos.values()].map((p) => p.x);
+  const ys = [...pos.values()].map((p) => p.y);
+  const minX = Math.min(...xs);
+  const minY = Math.min(...ys);
+  const w = Math.max(Math.max(...xs) - minX, 1);
+  const h = Math.max(Math.max(...ys) - minY, 1);
+  const scale = Math.min((width - 2 * margin.x) / w, (height - 2 * margin.y) / h, maxScale);
+  const ox = (width - w * scale) / 2;
+  const oy = (height - h * scale) / 2;
+  return new Map([...pos].map(([id, p]) => [id, { x: ox + (p.x - minX) * scale, y: oy + (p.y - minY) * scale }]));
+}

@@ -1,5 +1,5 @@
 import type { TraceResult } from '../src/types.js';
-import { forceLayout, placeLabels, type Box } from './graph-layout.js';
+import { fitPositions, forceLayout, placeLabels, type Box } from './graph-layout.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const COLORS: Record<string, string> = {
@@ -81,7 +81,11 @@ export function renderGraph(svg: SVGSVGElement, zoom: ZoomPan, trace: TraceResul
     const marker = el('marker', { id: `arrow-${type}`, viewBox: '0 0 10 10', refX: 24, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, defs);
     el('path', { d: 'M 0 0 L 10 5 L 0 10 z', fill: color }, marker);
   }
-  const pos = forceLayout(trace.nodes, trace.edges, centre);
+  // Laid out in the SVG's own pixels, so labels keep their font size instead of shrinking with the graph.
+  const width = Math.max(svg.clientWidth, 280);
+  const height = Math.max(svg.clientHeight, 240);
+  const longest = Math.max(...trace.nodes.map((n) => n.id.length), 4);
+  const pos = fitPositions(forceLayout(trace.nodes, trace.edges, centre), width, height, { x: Math.min(longest * NODE_CHAR / 2 + 8, width / 4), y: 34 });
   const radius = (id: string) => (id === centre ? 14 : 10);
   const nodeBoxes = trace.nodes.map((n) => {
     const p = pos.get(n.id)!;
@@ -131,10 +135,8 @@ export function renderGraph(svg: SVGSVGElement, zoom: ZoomPan, trace: TraceResul
       if (ev.key === 'Enter' || ev.key === ' ') onPick(n.id);
     });
   });
-  const all = [...nodeBoxes, ...nodeLabels, ...edgeLabels].filter((b): b is Box => b !== null);
-  const minX = Math.min(...all.map((b) => b.x)) - 20;
-  const minY = Math.min(...all.map((b) => b.y)) - 20;
-  const maxX = Math.max(...all.map((b) => b.x + b.w)) + 20;
-  const maxY = Math.max(...all.map((b) => b.y + b.h)) + 20;
-  zoom.fit({ x: minX, y: minY, w: Math.max(maxX - minX, 200), h: Math.max(maxY - minY, 160) });
+  const all = [...nodeBoxes, ...nodeLabels, ...edgeLabels, { x: 0, y: 0, w: width, h: height }].filter((b): b is Box => b !== null);
+  const minX = Math.min(...all.map((b) => b.x));
+  const minY = Math.min(...all.map((b) => b.y));
+  zoom.fit({ x: minX, y: minY, w: Math.max(...all.map((b) => b.x + b.w)) - minX, h: Math.max(...all.map((b) => b.y + b.h)) - minY });
 }

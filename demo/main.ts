@@ -50,6 +50,7 @@ async function main(): Promise<void> {
   for (const t of TABS) $(`to-${t}`).addEventListener('click', () => showTab(t));
   const initial = TABS.find((t) => `#${t}` === location.hash) ?? 'search';
   showTab(initial);
+  await status.learnModelSize();
   let onStore: (e: MemoryEvent) => void = () => {};
   const worker = new Worker(new URL('../worker/memory.worker.ts', import.meta.url), { type: 'module' });
   try {

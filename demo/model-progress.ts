@@ -26,6 +26,18 @@ export class ModelProgress {
   #shown = 0;
   #ready = false;
 
+  /**
+   * Files known before they start, with their sizes: the bar then measures against the whole
+   * download from the first byte, instead of reading high while only the small files are known.
+   */
+  expect(files: Record<string, number>): void {
+    for (const [file, total] of Object.entries(files)) {
+      const f = this.#files.get(file) ?? { loaded: 0, total: 0, done: false };
+      f.total = Math.max(f.total, total);
+      this.#files.set(file, f);
+    }
+  }
+
   update(event: ModelProgressEvent): ModelProgressView {
     const file = event.file;
     if (file && ['initiate', 'download', 'progress', 'done'].includes(event.status)) {

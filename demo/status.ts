@@ -4,6 +4,10 @@ import { ModelProgress } from './model-progress.js';
 
 const mb = (bytes: number) => (bytes / 1_048_576).toFixed(1);
 
+/** What the worker's default model (all-MiniLM-L6-v2, q8) fetches from `/models/`. */
+const MODEL_DIR = '/models/Xenova/all-MiniLM-L6-v2/';
+const MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'];
+
 /**
  * The header badges and the stats card. Each line is rewritten from the event or the stats call
  * that makes it true, so nothing stays on screen after the state it describes has passed.
@@ -15,6 +19,20 @@ export class StatusPanel {
 
   constructor(mem: () => RemoteMemory | null) {
     this.#mem = mem;
+  }
+
+  /**
+   * Asks the server for the model files' sizes up front (HEAD, no download), so the bar measures
+   * the whole download from the start. Without them it measures the files seen so far.
+   */
+  async learnModelSize(): Promise<void> {
+    const sizes: Record<string, number> = {};
+    await Promise.all(MODEL_FILES.map(async (file) => {
+      const res = await fetch(`${MODEL_DIR}${file}`, { method: 'HEAD' }).catch(() => null);
+      const size = Number(res?.ok ? res.headers.get('content-length') : 0);
+      if (size > 0) sizes[file] = size;
+    }));
+    if (Object.keys(sizes).length === MODEL_FILES.length) this.#progress.expect(sizes);
   }
 
   onEvent(e: MemoryEvent): void {
