@@ -2,7 +2,8 @@ import { defineConfig } from '@playwright/test';
 
 /**
  * End-to-end tests in Debian's Chromium (Playwright cannot download browsers here). The Vite dev
- * server serves the demo, the test harness and the model; the extension is built by globalSetup.
+ * server serves the demo, the test harness and the model (the MV3 extension is tested from the
+ * packed package: test/consumers/extension.test.ts).
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -19,7 +20,6 @@ export default defineConfig({
   workers: 1,
   reporter: [['list']],
   outputDir: 'test-results/e2e',
-  globalSetup: './e2e/global-setup.ts',
   use: {
     baseURL: `http://localhost:${PORT}`,
     headless: true,

@@ -1,51 +1,7 @@
-import { createReadStream, existsSync, statSync } from 'node:fs';
-import { cp, mkdir } from 'node:fs/promises';
-import { join, normalize, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import { hybridmind } from './src/vite/index.js';
-
-const MODELS = resolve('models');
-/** What the browser needs of the provisioned model: the q8 ONNX file, config and tokenizer. */
-export const BROWSER_MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'];
-
-/**
- * Serves `models/` at `/models/` in dev and preview (a missing file is a real 404, so ONNX Runtime
- * never parses an HTML page) and copies the browser's model files into the build.
- */
-export function localModels(outModels?: string): Plugin {
-  const serve = (server: { middlewares: { use: (path: string, fn: (req: { url?: string }, res: import('node:http').ServerResponse, next: () => void) => void) => void } }) => {
-    server.middlewares.use('/models', (req, res, next) => {
-      const path = normalize(decodeURIComponent((req.url ?? '/').split('?')[0]!));
-      const file = join(MODELS, path);
-      if (!file.startsWith(MODELS)) return next();
-      if (!existsSync(file) || !statSync(file).isFile()) {
-        res.statusCode = 404;
-        res.end('not found');
-        return;
-      }
-      res.setHeader('Content-Type', file.endsWith('.json') ? 'application/json' : 'application/octet-stream');
-      res.setHeader('Content-Length', statSync(file).size);
-      createReadStream(file).pipe(res);
-    });
-  };
-  return {
-    name: 'hybridmind:local-models',
-    configureServer: serve,
-    configurePreviewServer: serve,
-    async closeBundle() {
-      if (!outModels) return;
-      for (const model of ['Xenova/all-MiniLM-L6-v2']) {
-        for (const f of BROWSER_MODEL_FILES) {
-          const from = join(MODELS, model, f);
-          if (!existsSync(from)) continue;
-          await mkdir(join(outModels, model, f, '..'), { recursive: true });
-          await cp(from, join(outModels, model, f));
-        }
-      }
-    },
-  };
-}
 
 /** `/` answers with the demo (a redirect to `/demo/`, query kept), in dev and preview alike. */
 export function demoAtRoot(): Plugin {
@@ -66,8 +22,8 @@ const vitest = process.env.VITEST !== undefined;
 export default defineConfig({
   // `mpa`: no SPA fallback, so a missing model file is a 404 instead of index.html with status 200.
   appType: 'mpa',
-  plugins: vitest ? [] : [...hybridmind(), localModels(resolve('build/demo/models')), demoAtRoot()],
-  worker: { format: 'es', plugins: () => hybridmind() },
+  plugins: vitest ? [] : [...hybridmind({ models: { dir: resolve('models') } }), demoAtRoot()],
+  worker: { format: 'es', plugins: () => hybridmind({ models: false }) },
   server: { port: 5173, strictPort: true, fs: { allow: ['.'] } },
   // Found up front, so the dev server never reloads a page to add a dependency it discovered late.
   optimizeDeps: { entries: ['demo/index.html', 'e2e/fixtures/harness.html'], include: ['comlink', 'fflate', 'graphology', 'minisearch', 'stemmer'] },
@@ -81,6 +37,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The packed-package fixtures run under their own config (test/consumers/vitest.config.ts).
+    exclude: ['test/consumers/**', '**/node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

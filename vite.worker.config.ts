@@ -7,8 +7,10 @@ import { hybridmind } from './src/vite/index.js';
  * the wasm files it loads beside it (SQLite, ONNX Runtime; hnswlib's wasm is inline in its chunk).
  */
 export default defineConfig({
-  plugins: hybridmind(),
-  worker: { format: 'es', plugins: () => hybridmind() },
+  plugins: hybridmind({ models: false }),
+  worker: { format: 'es', plugins: () => hybridmind({ models: false }) },
+  // Relative: the bundle finds its wasm files beside itself wherever a consumer's build puts it.
+  base: './',
   build: {
     outDir: 'dist/worker',
     emptyOutDir: true,

@@ -22,7 +22,7 @@ async function exportFromDurableObject(): Promise<Uint8Array> {
   const dir = await mkdtemp(join(tmpdir(), 'hybridmind-e2e-edge-'));
   let workerd: Workerd | undefined;
   try {
-    await buildWorker(join(dir, 'dist'));
+    await buildWorker(join(dir, 'dist'), { fromSource: true });
     const config = (await readFile('examples/cloudflare-worker/config.capnp', 'utf8')).split('\n').filter((line) => !line.includes('EMBEDDINGS')).join('\n');
     await writeFile(join(dir, 'config.capnp'), config);
     await mkdir(join(dir, 'data'));

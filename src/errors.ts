@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'CLOSED'
   | 'EMBEDDER'
   | 'UNSUPPORTED'
+  /** An optional peer dependency the called feature needs is not installed; the message names it. */
+  | 'MISSING_DEPENDENCY'
   /** Another tab owns the store (OPFS allows one writer) and forwarding to it was not possible. */
   | 'BUSY';
 

@@ -1,11 +1,11 @@
-export { HybridMemory, type OpenOptions } from './memory/hybrid-memory.js';
+export { HybridMemory, type OpenOptions, type ReadyReport } from './memory/hybrid-memory.js';
 export { HybridMindError, type ErrorCode } from './errors.js';
 export { EDGE_TYPES } from './types.js';
 export type * from './types.js';
 export type { Embedder } from './embedder/types.js';
 export { TransformersEmbedder, DEFAULT_TRANSFORMERS_MODEL, type TransformersEmbedderOptions, type TransformersDtype, type ModelLoadProgress } from './embedder/transformers.js';
 export { RemoteEmbedder, type RemoteEmbedderOptions } from './embedder/remote.js';
-export type { Logger, LogLevel } from './logger.js';
+export { defaultLogger, silentLogger, type Logger, type LogLevel } from './logger.js';
 export type { SqlDriver, SqlRow, SqlValue } from './storage/driver.js';
 export { SqliteWasmDriver, type SqliteWasmOptions } from './storage/sqlite-wasm.js';
 export type { EnrichmentOptions, EnrichmentProgress, EnrichmentStatus } from './memory/enrichment.js';

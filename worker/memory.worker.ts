@@ -3,9 +3,10 @@
  * with the sentence model, for `HybridMemory.connect` on the page. Bundle it with Vite and the
  * `hybridmind/vite` plugin; the ONNX Runtime files are emitted next to it and used from there.
  */
-import { env } from '@huggingface/transformers';
+import { env, pipeline } from '@huggingface/transformers';
 import ortMjs from 'onnxruntime-web/ort-wasm-simd-threaded.mjs?url';
 import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
+import { provideTransformers } from '../src/embedder/transformers.js';
 import { exposeMemoryWorker } from './host.js';
 
 const onnx = env.backends.onnx as { wasm?: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean } };
@@ -16,4 +17,6 @@ if (onnx.wasm) {
   onnx.wasm.proxy = false;
 }
 
+// transformers.js is an optional peer of the package, but this bundle carries it.
+provideTransformers({ env, pipeline });
 exposeMemoryWorker();

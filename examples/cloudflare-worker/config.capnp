@@ -1,4 +1,4 @@
-# Local workerd config for the example: `npm run build` in this folder, then
+# Local workerd config for the example: `node build.mjs` in this folder (it also creates ./data), then
 #   npx workerd serve config.capnp
 # serves http://127.0.0.1:8787 with Durable Object SQLite kept on disk in ./data.
 using Workerd = import "/workerd/workerd.capnp";
@@ -28,5 +28,7 @@ const worker :Workerd.Worker = (
     # Comment this out to run without an embedder (then send "embedding" and "queryEmbedding" yourself).
     (name = "EMBEDDINGS_URL", text = "http://embeddings.local/v1"),
     (name = "EMBEDDINGS_MODEL", text = "all-MiniLM-L6-v2"),
+    # Known up front, so a memory opens (and answers stats, export, lexical recall) while the server is down.
+    (name = "EMBEDDINGS_DIM", text = "384"),
   ],
 );

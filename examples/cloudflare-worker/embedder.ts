@@ -1,4 +1,4 @@
-import { RemoteEmbedder, WorkersAiEmbedder, type Embedder, type WorkersAiBinding } from '../../src/edge/index.js';
+import { RemoteEmbedder, WorkersAiEmbedder, type Embedder, type WorkersAiBinding } from 'hybridmind/edge';
 
 export interface EmbedderEnv {
   /** A Workers AI binding (`[ai] binding = "AI"`): used first when present. */

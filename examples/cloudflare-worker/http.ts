@@ -1,4 +1,4 @@
-import { HybridMindError, type ErrorCode } from '../../src/edge/index.js';
+import { HybridMindError, type ErrorCode } from 'hybridmind/edge';
 
 /** Error codes of the HTTP layer itself, beside the library's own (`HybridMindError.code`). */
 export type HttpErrorCode = 'ROUTE_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'INVALID_NAME' | 'INVALID_JSON' | 'PAYLOAD_TOO_LARGE' | 'INTERNAL';
@@ -23,6 +23,7 @@ const STATUS: Record<ErrorCode, number> = {
   STORAGE: 500,
   CLOSED: 503,
   BUSY: 503,
+  MISSING_DEPENDENCY: 500,
 };
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {

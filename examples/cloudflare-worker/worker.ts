@@ -1,12 +1,11 @@
 /**
  * HybridMind on Cloudflare Workers: one Durable Object per memory, its SQLite the store.
- * In your own project import from 'hybridmind/edge' and 'hybridmind/kernel.wasm'.
  */
-import kernel from '../../src/legs/vector/kernel.wasm';
+import kernel from 'hybridmind/kernel.wasm';
 import {
   importSnapshotInto, openDurableMemory, DurableObjectDriver,
   type DurableObjectStorageLike, type Embedder, type HybridMemory, type MemoryInput, type RecallOptions,
-} from '../../src/edge/index.js';
+} from 'hybridmind/edge';
 import { embedderFrom, type EmbedderEnv } from './embedder.js';
 import { errorResponse, HttpError, json, readBytes, readJsonObject, toVector } from './http.js';
 

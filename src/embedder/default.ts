@@ -1,34 +1,45 @@
+import { HybridMindError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Embedder } from './types.js';
 
-let shared: Promise<Embedder | null> | undefined;
+let shared: Promise<Embedder> | undefined;
 
 const inNode = (): boolean => typeof process !== 'undefined' && typeof process.versions?.node === 'string';
 
+export const FETCH_COMMAND = 'npx hybridmind model fetch';
+
+/** Node: the folder `npx hybridmind model fetch` fills, offline. Elsewhere: the hub, cached by transformers.js. */
+async function load(logger: Logger): Promise<Embedder> {
+  const { TransformersEmbedder } = await import('./transformers.js');
+  if (!inNode()) return TransformersEmbedder.create({ logger });
+  const { findLocalModel, localModelRoots } = await import('./local-model.js');
+  const local = await findLocalModel();
+  if (!local) {
+    throw new HybridMindError('EMBEDDER', 'HybridMemory.open',
+      `all-MiniLM-L6-v2 is not provisioned (looked in ${(await localModelRoots()).join(', ')}); run \`${FETCH_COMMAND}\``);
+  }
+  return TransformersEmbedder.create({ localModelPath: local.root, allowRemoteModels: false, logger });
+}
+
 /**
  * The embedder `HybridMemory.open()` uses when none is given: all-MiniLM-L6-v2 through
- * transformers.js, from the folder `npm run model:fetch` provisions when Node finds one, else from
- * the Hugging Face hub (cached by transformers.js). Loaded once per JS realm, since every store
- * would otherwise hold its own 90 MB session. Resolves to null, with a warning, when the model
- * cannot be loaded: the store then runs without a dense leg rather than failing to open.
+ * transformers.js (an optional peer dependency), in Node from the user cache that
+ * `npx hybridmind model fetch` fills. Loaded once per JS realm, since every store would otherwise
+ * hold its own 90 MB session. When it cannot be loaded: with `required` the coded error is thrown
+ * (EMBEDDER, or MISSING_DEPENDENCY naming the package); otherwise a warning names the fix and the
+ * store runs without a dense leg rather than failing to open.
  */
-export function defaultEmbedder(logger: Logger): Promise<Embedder | null> {
-  shared ??= (async () => {
-    try {
-      const { TransformersEmbedder } = await import('./transformers.js');
-      if (inNode()) {
-        const { findLocalModel } = await import('./local-model.js');
-        const local = await findLocalModel();
-        if (local) return await TransformersEmbedder.create({ localModelPath: local.root, allowRemoteModels: false, logger });
-      }
-      return await TransformersEmbedder.create({ logger });
-    } catch (error) {
-      shared = undefined;
-      logger('warn', 'HybridMemory.open: the default embedder could not be loaded; the store has no dense leg (pass `embedder` to choose one, or null to silence this)', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return null;
-    }
-  })();
-  return shared;
+export async function defaultEmbedder(logger: Logger, required: boolean): Promise<Embedder | null> {
+  shared ??= load(logger);
+  try {
+    return await shared;
+  } catch (error) {
+    shared = undefined;
+    if (required) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    logger('warn', `HybridMemory.open: the default embedder could not be loaded, so this store has no dense leg (${reason}). ` +
+      `Run \`${FETCH_COMMAND}\` (and \`npm install @huggingface/transformers\` if it is missing), pass \`embedder\` to choose one, ` +
+      "`embedder: 'required'` to fail instead, or `embedder: null` to silence this.", { code: error instanceof HybridMindError ? error.code : undefined });
+    return null;
+  }
 }

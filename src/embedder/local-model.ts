@@ -1,5 +1,5 @@
 /**
- * Node-only helpers that find the model folder `npm run model:fetch` provisions. Kept apart from
+ * Node-only helpers that find the model folder `npx hybridmind model fetch` provisions. Kept apart from
  * `transformers.ts`, and importing `node:` modules dynamically, so browser bundles never pull them in.
  */
 
@@ -16,7 +16,7 @@ export interface LocalModel {
   dtypes: Array<'fp32' | 'q8'>;
   /** The original checkpoint (`model.safetensors`) when the folder keeps it, for reference checks. */
   safetensorsPath: string | null;
-  /** `manifest.json` written by model:fetch (source, sha256 per file), or null when absent. */
+  /** `manifest.json` written by `hybridmind model fetch` (source, sha256 per file), or null when absent. */
   manifest: LocalModelManifest | null;
 }
 
@@ -28,8 +28,28 @@ export interface LocalModelManifest {
 }
 
 /**
- * The folder model:fetch fills: `$HYBRIDMIND_MODEL_DIR` when set, else `<cwd>/models/`.
- * Pass it as `localModelPath` to `TransformersEmbedder.create`.
+ * The folders a provisioned model is looked for in, in order: `$HYBRIDMIND_MODEL_DIR` when set, else
+ * `<cwd>/models/`, then the user cache `npx hybridmind model fetch` fills
+ * (`$HYBRIDMIND_CACHE_DIR`, else `${XDG_CACHE_HOME:-~/.cache}/hybridmind`, plus `/models/`).
+ * Each ends with a path separator and is what `localModelPath` takes.
+ */
+export async function localModelRoots(): Promise<string[]> {
+  const { homedir } = await import('node:os');
+  const { join, resolve, sep } = await import('node:path');
+  const env = (name: string) => {
+    const v = process.env[name];
+    return v !== undefined && v.trim() !== '' ? v : undefined;
+  };
+  const slash = (p: string) => (p.endsWith(sep) ? p : p + sep);
+  const explicit = env('HYBRIDMIND_MODEL_DIR');
+  if (explicit) return [slash(resolve(explicit))];
+  const cache = env('HYBRIDMIND_CACHE_DIR') ?? join(env('XDG_CACHE_HOME') ?? join(homedir(), '.cache'), 'hybridmind');
+  return [slash(resolve(process.cwd(), 'models')), slash(resolve(cache, 'models'))];
+}
+
+/**
+ * The first of `localModelRoots()` that holds the default model, else the user cache (where
+ * `npx hybridmind model fetch` puts it). Pass it as `localModelPath` to `TransformersEmbedder.create`.
  *
  * @example
  * const embedder = await TransformersEmbedder.create({
@@ -38,19 +58,20 @@ export interface LocalModelManifest {
  * });
  */
 export async function defaultLocalModelPath(): Promise<string> {
-  const { resolve, sep } = await import('node:path');
-  const fromEnv = process.env.HYBRIDMIND_MODEL_DIR;
-  const root = resolve(fromEnv && fromEnv.trim() !== '' ? fromEnv : resolve(process.cwd(), 'models'));
-  return root.endsWith(sep) ? root : root + sep;
+  const roots = await localModelRoots();
+  for (const root of roots) {
+    if (await findLocalModel({ root })) return root;
+  }
+  return roots.at(-1)!;
 }
 
 /**
- * Looks for a provisioned model under `root` (default `defaultLocalModelPath()`); null when its
- * config, tokenizer or every ONNX file is missing. Does not hash files: model:fetch verified them.
+ * Looks for a provisioned model under `root` (default: each of `localModelRoots()`); null when its
+ * config, tokenizer or every ONNX file is missing. Does not hash files: `hybridmind model fetch` verified them.
  *
  * @example
  * const local = await findLocalModel();
- * if (!local) throw new Error('run `npm run model:fetch` first');
+ * if (!local) throw new Error('run `npx hybridmind model fetch` first');
  */
 export async function findLocalModel(
   options: { root?: string; modelId?: string } = {},
@@ -58,7 +79,14 @@ export async function findLocalModel(
   const { readFile, stat } = await import('node:fs/promises');
   const { join, resolve, sep } = await import('node:path');
   const modelId = options.modelId ?? DEFAULT_MODEL_ID;
-  let root = options.root !== undefined ? resolve(options.root) : await defaultLocalModelPath();
+  if (options.root === undefined) {
+    for (const candidate of await localModelRoots()) {
+      const found = await findLocalModel({ root: candidate, modelId });
+      if (found) return found;
+    }
+    return null;
+  }
+  let root = resolve(options.root);
   if (!root.endsWith(sep)) root += sep;
   const dir = join(root, modelId);
   const isFile = async (path: string) => {

@@ -1,6 +1,7 @@
 import type { FeatureExtractionPipeline, ProgressInfo, env as transformersEnv } from '@huggingface/transformers';
 import { HybridMindError, invalid, show } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
+import { optionalImport } from '../optional-import.js';
 import type { Embedder } from './types.js';
 import { validateTexts } from './validate.js';
 
@@ -48,6 +49,18 @@ const POOLING = { pooling: 'mean', normalize: true } as const;
 type TransformersEnvironment = typeof transformersEnv;
 type EnvKey = 'allowLocalModels' | 'allowRemoteModels' | 'localModelPath' | 'useFSCache' | 'useBrowserCache';
 type EnvSnapshot = Partial<Pick<TransformersEnvironment, EnvKey>>;
+
+/** The two parts of transformers.js the embedder uses; a bundle that hands them in keeps the rest tree-shaken. */
+export type TransformersModule = Pick<typeof import('@huggingface/transformers'), 'pipeline' | 'env'>;
+let provided: TransformersModule | undefined;
+
+/**
+ * Hands in transformers.js for entries that bundle it (the prebuilt worker imports it statically,
+ * so the bundle carries it); elsewhere it is an optional peer dependency loaded on first use.
+ */
+export function provideTransformers(module: TransformersModule): void {
+  provided = module;
+}
 
 /** transformers.js keeps its settings in one global `env`: loads take turns so they cannot see each other's. */
 let loadQueue: Promise<unknown> = Promise.resolve();
@@ -100,7 +113,7 @@ export function lengthOrder(texts: readonly string[]): number[] {
  * pooling over the attention mask, L2-normalised, exactly like sentence-transformers.
  *
  * @example
- * // Node, offline, with the folder `npm run model:fetch` provisions:
+ * // Node, offline, with the folder `npx hybridmind model fetch` provisions:
  * const embedder = await TransformersEmbedder.create({
  *   localModelPath: await defaultLocalModelPath(),
  *   allowRemoteModels: false,
@@ -146,9 +159,9 @@ export class TransformersEmbedder implements Embedder {
     const allowRemote = options.allowRemoteModels ?? true;
     const where = options.localModelPath ?? (allowRemote ? 'the hub' : 'transformers.js’ default local path');
     const started = Date.now();
+    const transformers = provided ?? await optionalImport<TransformersModule>(m, '@huggingface/transformers', '@huggingface/transformers');
     let extractor: FeatureExtractionPipeline;
     try {
-      const transformers = await import('@huggingface/transformers');
       extractor = await withEnv(transformers.env, options, allowRemote, () =>
         transformers.pipeline('feature-extraction', modelId, {
           dtype,

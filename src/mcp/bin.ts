@@ -8,7 +8,12 @@ import { Console } from 'node:console';
 
 globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
 
-const { runCli } = await import('./cli.js');
+const { optionalImport } = await import('../optional-import.js');
+const { runCli } = await optionalImport<typeof import('./cli.js')>('hybridmind-mcp', new URL('./cli.js', import.meta.url).href, '@modelcontextprotocol/sdk')
+  .catch((error: Error) => {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  });
 const stop = new AbortController();
 process.once('SIGINT', () => stop.abort());
 process.once('SIGTERM', () => stop.abort());

@@ -75,6 +75,11 @@ export class EnrichmentQueue {
     return { done: this.#done, pending: this.#pending.size, failed: this.#failed.size, running: this.#running !== null, lastError: this.#lastError };
   }
 
+  /** The memories whose batch failed after every attempt, until they are enqueued again. */
+  failedNumbers(): number[] {
+    return [...this.#failed];
+  }
+
   enqueue(nos: Iterable<number>): void {
     for (const no of nos) {
       this.#failed.delete(no);

@@ -4,7 +4,7 @@ import { HybridMindError, invalid, notFound } from '../errors.js';
 import type { WorkerLike } from '../client/connect.js';
 import type { ConnectOptions, RemoteMemory } from '../client/types.js';
 import { loadVectorKernel } from '../legs/vector/kernel.js';
-import { silentLogger, type Logger } from '../logger.js';
+import { defaultLogger, type Logger } from '../logger.js';
 import { Repository, type MemoryRow } from '../storage/repository.js';
 import { SCHEMA_VERSION } from '../storage/schema.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
@@ -27,6 +27,16 @@ import { autoEdgeKind, type AutoEdgeKind } from './auto-edges.js';
 import { checkOpenOptions, openDriver, type ImportSnapshotOptions, type OpenOptions } from './open-options.js';
 
 export type { ImportSnapshotOptions, OpenOptions };
+
+/** What `ready()` resolves to. */
+export interface ReadyReport {
+  /** The store's embedder, or null when it has none (no dense leg for memories stored without a vector). */
+  embedderId: string | null;
+  /** Memories the dense leg can find. */
+  semantic: number;
+  /** Ids whose embedding failed after every retry; `reembed()` tries again. */
+  failed: string[];
+}
 import { buildContext, checkCitations, contextOptions, type CitationEvidence, type CitationReport, type Context, type ContextOptions } from '../agent/context.js';
 import { graphPath, graphTrace } from './traversal.js';
 import { listMemories, type ListOptions, type MemoryPage } from './listing.js';
@@ -87,15 +97,16 @@ export class HybridMemory {
   static async open(options: OpenOptions = {}): Promise<HybridMemory> {
     const method = 'HybridMemory.open';
     const { o, defaults, autoEdges, neighbourAveraging } = checkOpenOptions(method, options);
-    const embedder = o.embedder === undefined ? await defaultEmbedder(o.logger ?? silentLogger) : o.embedder;
+    const logger = o.logger ?? defaultLogger;
+    const embedder = o.embedder === undefined || o.embedder === 'required' ? await defaultEmbedder(logger, o.embedder === 'required') : o.embedder;
     const driver = await openDriver(method, o.storage);
     try {
       const repo = new Repository(driver);
       const dim = reconcileModel(method, repo, embedder, o.dim ?? embedder?.dim ?? null, o.reembed === true);
       const kernel = o.vectorKernel === false ? null : await loadVectorKernel(o.vectorKernel);
-      const indexes = new Indexes(repo, { kernel, dim, ann: o.ann ?? {}, logger: o.logger, autoEdges, neighbourAveraging });
+      const indexes = new Indexes(repo, { kernel, dim, ann: o.ann ?? {}, logger, autoEdges, neighbourAveraging });
       indexes.rebuild();
-      const mem = new HybridMemory(repo, indexes, embedder, o.now ?? Date.now, o.logger ?? silentLogger, defaults, o.enrichment);
+      const mem = new HybridMemory(repo, indexes, embedder, o.now ?? Date.now, logger, defaults, o.enrichment);
       mem.#enrichment?.enqueue(repo.memoriesWithoutVector());
       return mem;
     } catch (error) {
@@ -300,10 +311,23 @@ export class HybridMemory {
     }
   }
 
-  /** Resolves when every memory stored so far has its embedding (or has failed to get one). */
-  async ready(): Promise<void> {
+  /**
+   * Resolves when every memory stored so far has its embedding (or has failed to get one), with
+   * what the dense leg can see: `embedderId` null means the store has no embedder (e.g. the default
+   * one could not load), `failed` lists the memories whose embedding failed after every retry.
+   *
+   * @example
+   * const { failed, embedderId } = await mem.ready();
+   * if (embedderId === null || failed.length > 0) warnUser(failed);
+   */
+  async ready(): Promise<ReadyReport> {
     this.#open('ready');
     await this.#enrichment?.idle();
+    const { catalog, vector } = this.#indexes;
+    const failed = (this.#enrichment?.failedNumbers() ?? []).flatMap((no) => catalog.get(no)?.id ?? []);
+    let semantic = 0;
+    for (const e of catalog.values()) if (vector?.has(e.no)) semantic++;
+    return { embedderId: this.#embedder?.id ?? null, semantic, failed };
   }
 
   async stats(): Promise<Stats & { enrichment: EnrichmentStatus | null }> {
@@ -370,7 +394,7 @@ export class HybridMemory {
     const method = 'HybridMemory.importSnapshot';
     const { limits, ...rest } = checkOptions(method, 'options', options) as ImportSnapshotOptions & { storage?: unknown };
     if (rest.storage !== undefined) throw invalid(method, 'options.storage is not accepted: the snapshot is the storage (restoreSnapshot() fills an existing store)', rest.storage);
-    const snapshot = await openSnapshot(method, bytes, { embedder: rest.embedder ?? null, ...(rest.dim === undefined ? {} : { dim: rest.dim }), limits });
+    const snapshot = await openSnapshot(method, bytes, { embedder: rest.embedder === 'required' ? null : rest.embedder ?? null, ...(rest.dim === undefined ? {} : { dim: rest.dim }), limits });
     try {
       return await HybridMemory.open({ ...rest, storage: snapshot.repository.db });
     } catch (error) {

@@ -20,14 +20,16 @@ export interface OpenOptions {
   storage?: 'memory' | SqlDriver | { bytes: Uint8Array };
   /**
    * Computes vectors for memories stored without one. Omitted: all-MiniLM-L6-v2 through
-   * transformers.js when it can be loaded (see `defaultEmbedder`). `null`: no dense leg unless
-   * vectors are given.
+   * transformers.js when it can be loaded (see `defaultEmbedder`), else a warning and no dense leg.
+   * `'required'`: the same model, but `open()` fails with EMBEDDER (or MISSING_DEPENDENCY) when it
+   * cannot be loaded. `null`: no dense leg unless vectors are given.
    */
-  embedder?: Embedder | null;
+  embedder?: Embedder | null | 'required';
   /** Vector dimension for a new store (else the embedder's, else the first vector's). */
   dim?: number;
   /** The clock, epoch ms; tests pin it. */
   now?: () => number;
+  /** Diagnostics; default `defaultLogger`: warnings and errors on the console. `silentLogger` drops them. */
   logger?: Logger;
   /** Defaults for every `recall()` on this store. */
   recall?: RecallDefaults;
@@ -61,11 +63,11 @@ const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recal
 export function checkOpenOptions(method: string, options: unknown): { o: OpenOptions; defaults: ResolvedDefaults; autoEdges: ResolvedAutoEdges | null; neighbourAveraging: NeighbourAveraging | null } {
   const o = checkOptions(method, 'options', options) as OpenOptions;
   for (const key of Object.keys(o)) if (!OPEN_KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
-  if (o.embedder != null && (typeof o.embedder !== 'object' || typeof o.embedder.embed !== 'function' || typeof o.embedder.id !== 'string')) {
-    throw invalid(method, 'options.embedder must be an Embedder ({ id, dim, embed }) or null', o.embedder);
+  if (o.embedder != null && o.embedder !== 'required' && (typeof o.embedder !== 'object' || typeof o.embedder.embed !== 'function' || typeof o.embedder.id !== 'string')) {
+    throw invalid(method, "options.embedder must be an Embedder ({ id, dim, embed }), 'required' or null", o.embedder);
   }
   if (o.dim !== undefined && (!Number.isInteger(o.dim) || o.dim < 1 || o.dim > 65_536)) throw invalid(method, 'options.dim must be an integer from 1 to 65536', o.dim);
-  if (o.embedder && o.dim !== undefined && o.embedder.dim !== o.dim) {
+  if (typeof o.embedder === 'object' && o.embedder !== null && o.dim !== undefined && o.embedder.dim !== o.dim) {
     throw new HybridMindError('DIMENSION_MISMATCH', method, `options.dim is ${o.dim} but the embedder ${JSON.stringify(o.embedder.id)} makes ${o.embedder.dim}-d vectors`);
   }
   if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);

@@ -69,7 +69,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'hybridmind-workerd-'));
   storage = join(dir, 'data');
   await mkdir(storage);
-  bundle = await buildWorker(join(dir, 'dist'));
+  bundle = await buildWorker(join(dir, 'dist'), { fromSource: true });
   await copyFile(join(EXAMPLE, 'config.capnp'), join(dir, 'config.capnp'));
   embeddings = await startEmbeddingsServer(DIM);
   workerd = await start();

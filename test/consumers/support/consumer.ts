@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { cp, lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { inject } from 'vitest';
+
+export const ROOT = resolve(import.meta.dirname, '../../..');
+const FIXTURES = join(ROOT, 'test/consumers');
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end; rejects only when it cannot start. */
+export function run(cmd: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
+  return new Promise((done, fail) => {
+    const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], timeout: options.timeoutMs ?? 240_000, killSignal: 'SIGKILL' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/** Like `run`, but a non-zero exit is an error carrying the output. */
+export async function runOk(cmd: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
+  const result = await run(cmd, args, options);
+  if (result.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${result.code}\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+/** Bytes of every file under `dir`, symlinks counted as links (what `du --apparent-size` would say). */
+export async function treeBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += await treeBytes(path);
+    else total += (await lstat(path)).size;
+  }
+  return total;
+}
+
+/**
+ * Copies fixture `name` next to the packed tarball and installs it with npm, as its users would
+ * (`file:../hybridmind.tgz` stands for `hybridmind` from the registry). Records the size of its
+ * node_modules in test-results/consumers/<name>.json for the README's table.
+ */
+export async function installConsumer(name: string): Promise<{ dir: string; nodeModulesBytes: number }> {
+  const dir = join(inject('consumersDir'), name);
+  await cp(join(FIXTURES, name), dir, { recursive: true });
+  await runOk('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeoutMs: 480_000 });
+  const nodeModulesBytes = await treeBytes(join(dir, 'node_modules'));
+  const results = join(ROOT, 'test-results/consumers');
+  await mkdir(results, { recursive: true });
+  await writeFile(join(results, `${name}.json`), `${JSON.stringify({ fixture: name, nodeModulesBytes, nodeModulesMB: +(nodeModulesBytes / 1e6).toFixed(1) })}\n`);
+  return { dir, nodeModulesBytes };
+}
+
+/** The last line of stdout that parses as JSON: what a fixture script reports. */
+export function lastJson<T>(stdout: string): T {
+  const line = stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  if (!line) throw new Error(`no JSON line in:\n${stdout}`);
+  return JSON.parse(line) as T;
+}
