@@ -3,7 +3,7 @@ import { defaultEmbedder } from '../embedder/default.js';
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, notFound } from '../errors.js';
 import { statusAt } from '../legs/time/temporal.js';
-import { silentLogger, type Logger } from '../logger.js';
+import { defaultLogger, type Logger } from '../logger.js';
 import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRecall } from '../memory/recall-options.js';
 import { toEdge, toRecord } from '../memory/rows.js';
 import { walkOptions } from '../memory/traversal.js';
@@ -94,7 +94,7 @@ export class PostgresMemory {
     const db = await connect(method, o.connection, schema);
     try {
       await migrate(db, method);
-      const embedder = o.embedder === undefined ? await defaultEmbedder(o.logger ?? silentLogger) : o.embedder;
+      const embedder = o.embedder === undefined ? await defaultEmbedder(o.logger ?? defaultLogger, false) : o.embedder;
       const dim = await reconcile(db, method, embedder);
       return new PostgresMemory(db, embedder, o.now ?? Date.now, defaults, efSearch, dim);
     } catch (error) {
