@@ -11,9 +11,10 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importSnapshotInto } from '../../src/edge/import-snapshot.js';
-import { HybridMemory, HybridMindError, type ErrorCode, type SnapshotLimits } from '../../src/index.js';
+import { HybridMemory, type ErrorCode, type SnapshotLimits } from '../../src/index.js';
 import { sha256Hex } from '../../src/snapshot/sha256.js';
 import { SqliteWasmDriver } from '../../src/storage/sqlite-wasm.js';
+import { refusal } from '../support/errors.js';
 import { HashEmbedder } from '../support/hash-embedder.js';
 import { clone, entriesOf, repack, unpack, withStoreDb, writeZip, type Unpacked } from '../snapshot/support/archive.js';
 
@@ -203,16 +204,6 @@ afterAll(async () => {
   const summary = [...times].map(([cls, ms]) => `${cls}: ${ms.length} archives, median ${ms.sort((a, b) => a - b)[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms`);
   console.info(`hostile archives, seed ${SEED}: ${corpus.length} tried, each by restoreSnapshot and importSnapshot (restoreSnapshot's time)\n${summary.join('\n')}\nslowest: ${slowest.name} (${slowest.ms.toFixed(1)} ms)`);
 });
-
-async function refusal(run: () => Promise<unknown>): Promise<HybridMindError> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof HybridMindError) return error;
-    throw new Error(`expected a HybridMindError, received ${String(error)}`, { cause: error });
-  }
-  throw new Error('expected a refusal, the archive was accepted');
-}
 
 describe('the generated corpus', () => {
   it('holds at least 300 archives, and the material it is cut from is valid', async () => {
