@@ -31,6 +31,8 @@ const MAX_COMMENT = 0xffff;
 const MAX_ENTRIES = 64;
 /** Input per inflate step: bounds what one step can emit to ~1032× this (DEFLATE's maximum ratio). */
 const INFLATE_CHUNK = 16 * 1024;
+/** Input of the first step when the head is judged: at most ~260 KiB of output before the check. */
+const FIRST_CHUNK = 256;
 
 const u16 = (b: Uint8Array, at: number): number => b[at]! | (b[at + 1]! << 8);
 const u32 = (b: Uint8Array, at: number): number => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
@@ -120,7 +122,10 @@ export function inflateEntry(method: string, zip: Uint8Array, entry: ZipEntry, h
   });
   try {
     if (data.length === 0) inflater.push(data, true);
-    for (let at = 0; at < data.length; at += INFLATE_CHUNK) inflater.push(data.subarray(at, at + INFLATE_CHUNK), at + INFLATE_CHUNK >= data.length);
+    // A small first step, so a head check runs before a highly compressed stream has produced much.
+    for (let at = 0, step = head ? FIRST_CHUNK : INFLATE_CHUNK; at < data.length; at += step, step = INFLATE_CHUNK) {
+      inflater.push(data.subarray(at, at + step), at + step >= data.length);
+    }
   } catch (cause) {
     if (cause instanceof HybridMindError) throw cause;
     throw corrupt(method, `entry ${JSON.stringify(entry.name)} does not inflate: ${cause instanceof Error ? cause.message : String(cause)}`, cause);

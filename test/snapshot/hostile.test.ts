@@ -5,10 +5,11 @@
  */
 import { deflateSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HybridMemory, HybridMindError, type Embedder, type ErrorCode, type SnapshotLimits } from '../../src/index.js';
+import { HybridMemory, type Embedder, type ErrorCode, type SnapshotLimits } from '../../src/index.js';
 import { SCHEMA_VERSION } from '../../src/storage/schema.js';
 import { SqliteWasmDriver } from '../../src/storage/sqlite-wasm.js';
 import { sha256Hex } from '../../src/snapshot/sha256.js';
+import { refusal } from '../support/errors.js';
 import { HashEmbedder, hashVector } from '../support/hash-embedder.js';
 import { DAY, NOW } from '../support/memory.js';
 import { clone, editDb, entriesOf, prng, repack, unpack, writeZip, type RawEntry, type Unpacked } from './support/archive.js';
@@ -344,16 +345,6 @@ await live.relate('live-2', 'live-1', 'SUPERSEDES');
 await live.ready();
 const before = await sha256Hex('test', await live.exportDatabase());
 afterAll(() => live.close());
-
-async function refusal(run: () => Promise<unknown>): Promise<HybridMindError> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof HybridMindError) return error;
-    throw new Error(`expected a HybridMindError, received ${String(error)}`, { cause: error });
-  }
-  throw new Error('expected a refusal, the archive was accepted');
-}
 
 const classes = [...new Set(corpus.map((c) => c.name.split(':')[0]!))];
 

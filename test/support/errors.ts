@@ -10,3 +10,14 @@ export async function codeOf(promise: Promise<unknown>): Promise<string> {
   expect(error).toBeInstanceOf(HybridMindError);
   return (error as HybridMindError).code;
 }
+
+/** The HybridMindError `run` rejects with; throws when it resolves or rejects with anything else. */
+export async function refusal(run: () => Promise<unknown>): Promise<HybridMindError> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof HybridMindError) return error;
+    throw new Error(`expected a HybridMindError, received ${String(error)}`, { cause: error });
+  }
+  throw new Error('expected a refusal, the archive was accepted');
+}

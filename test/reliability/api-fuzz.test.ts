@@ -1,0 +1,235 @@
+/**
+ * The API fuzz: seeded random calls with hostile arguments to every public method of one store
+ * per run. Only `HybridMindError`s may come out, and afterwards the store must agree with a model
+ * of the acknowledged writes: every id readable by `get` with the text last acknowledged, stats
+ * counting exactly those memories, every memory with a vector after `ready()`, and the store
+ * exporting to a snapshot that imports again (what the API accepted, the snapshot rules accept).
+ * The test hash embedder keeps it fast; the real model is not what is under test here.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { HybridMemory, HybridMindError } from '../../src/index.js';
+import { HashEmbedder } from '../support/hash-embedder.js';
+
+const SEED = 20261130;
+const RUNS = 10;
+const CALLS_PER_RUN = 1000;
+const DIM = 16;
+
+const IDS = ['a', 'b', 'c', 'd', 'e', 'f'];
+const TRICKY = ['', ' ', ' a ', 'a ', '\uD800', 'a\uDC00b', '\uDBFF\uDBFF', 'x'.repeat(513), '\u0000', "'; DROP TABLE memories;--", '[M1]', '\u{1F600}', 'e\u0301', '\t\n'];
+
+const hostileString = fc.oneof(
+  { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
+  { weight: 2, arbitrary: fc.constantFrom(...TRICKY) },
+  { weight: 1, arbitrary: fc.constantFrom('y'.repeat(100_001), 'z '.repeat(60_000)) },
+);
+const anyValue = fc.oneof(
+  hostileString,
+  fc.anything({ maxDepth: 2 }),
+  fc.constantFrom(undefined, null, NaN, Infinity, -0, 1e300, new Date(Number.NaN), [], {}, new Float32Array(3)),
+);
+const id = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...IDS) }, { weight: 1, arbitrary: hostileString }, { weight: 1, arbitrary: anyValue });
+const text = fc.oneof({ weight: 4, arbitrary: fc.lorem({ maxCount: 8 }) }, { weight: 2, arbitrary: hostileString }, { weight: 1, arbitrary: anyValue });
+const time = fc.oneof(fc.integer({ min: 0, max: 4e12 }), fc.constantFrom(9e15, -9e15, 8.64e15, Number.MAX_SAFE_INTEGER, '2026-01-01', 'not a date', ''), anyValue);
+const vector = fc.oneof(
+  fc.float32Array({ minLength: DIM, maxLength: DIM, noDefaultInfinity: true, noNaN: true }),
+  fc.float32Array({ maxLength: DIM + 2 }),
+  anyValue,
+);
+const label = fc.oneof(fc.constantFrom('note', 'decision', null), hostileString, anyValue);
+const metadata = fc.oneof(fc.dictionary(hostileString, fc.oneof(hostileString, fc.integer(), fc.boolean()), { maxKeys: 3 }), anyValue);
+const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
+const input = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ text, id: maybe(id), kind: maybe(label), domain: maybe(label), metadata: maybe(metadata), createdAt: maybe(time), validFrom: maybe(time), validTo: maybe(time), embedding: maybe(vector) }, { requiredKeys: ['text'] }) },
+  { weight: 1, arbitrary: anyValue },
+);
+const patch = fc.oneof(fc.record({ text, kind: label, domain: label, metadata, validFrom: time, validTo: time, embedding: vector }, { requiredKeys: [] }), anyValue);
+const edgeType = fc.oneof(fc.constantFrom('SUPERSEDES', 'DEPENDS_ON', 'RELATES_TO', 'REFERENCES', 'bad type!', ''), hostileString);
+const relateOptions = fc.oneof(fc.record({ weight: fc.oneof(fc.double(), anyValue), metadata, validFrom: time }, { requiredKeys: [] }), anyValue);
+const recallOptions = fc.oneof(
+  fc.record({
+    k: fc.oneof(fc.integer({ min: -1, max: 50 }), anyValue),
+    mode: fc.oneof(fc.constantFrom('hybrid', 'vector', 'lexical', 'graph'), anyValue),
+    weights: fc.oneof(fc.record({ vector: fc.double(), lexical: fc.double(), graph: fc.double(), time: fc.double() }, { requiredKeys: [] }), anyValue),
+    anchors: fc.oneof(fc.array(id, { maxLength: 3 }), anyValue),
+    depth: fc.oneof(fc.integer({ min: -1, max: 5 }), anyValue),
+    asOf: time,
+    filter: fc.oneof(fc.record({ kind: label, domain: label, metadata }, { requiredKeys: [] }), anyValue),
+    edgeTypes: fc.oneof(fc.array(edgeType, { maxLength: 2 }), anyValue),
+    fusion: fc.oneof(fc.constantFrom('rrf', 'linear'), anyValue),
+    rerank: fc.oneof(fc.boolean(), anyValue),
+    queryEmbedding: vector,
+    explain: fc.oneof(fc.boolean(), anyValue),
+  }, { requiredKeys: [] }),
+  anyValue,
+);
+const query = fc.oneof({ weight: 4, arbitrary: fc.lorem({ maxCount: 5 }) }, { weight: 2, arbitrary: hostileString }, { weight: 1, arbitrary: anyValue });
+const traceOptions = fc.oneof(fc.record({ depth: fc.oneof(fc.integer({ min: -1, max: 4 }), anyValue), direction: fc.oneof(fc.constantFrom('out', 'in', 'both'), anyValue), edgeTypes: fc.oneof(fc.array(edgeType, { maxLength: 2 }), anyValue) }, { requiredKeys: [] }), anyValue);
+
+type Call =
+  | { m: 'store'; input: unknown } | { m: 'storeMany'; inputs: unknown } | { m: 'update'; id: unknown; patch: unknown }
+  | { m: 'forget'; id: unknown } | { m: 'get'; id: unknown } | { m: 'edges'; id: unknown; options: unknown }
+  | { m: 'relate'; from: unknown; to: unknown; type: unknown; options: unknown } | { m: 'relateMany'; edges: unknown }
+  | { m: 'unrelate'; pick: number; junk: unknown } | { m: 'autoEdges' | 'removeAutoEdges'; options: unknown }
+  | { m: 'recall' | 'recallReport' | 'compare' | 'context'; query: unknown; options: unknown }
+  | { m: 'checkCitations'; text: unknown; evidence: unknown } | { m: 'trace'; target: unknown; options: unknown }
+  | { m: 'path'; from: unknown; to: unknown; options: unknown } | { m: 'reembed'; options: unknown }
+  | { m: 'ready' | 'stats' | 'compact' | 'exportDatabase' | 'exportSnapshot' }
+  | { m: 'restoreSnapshot'; pick: number; flip: number | null; options: unknown }
+  | { m: 'importSnapshot'; junk: unknown; options: unknown } | { m: 'open'; options: unknown };
+
+const call: fc.Arbitrary<Call> = fc.oneof(
+  { weight: 8, arbitrary: fc.record({ m: fc.constant('store' as const), input }) },
+  { weight: 3, arbitrary: fc.record({ m: fc.constant('storeMany' as const), inputs: fc.oneof(fc.array(input, { maxLength: 4 }), anyValue) }) },
+  { weight: 5, arbitrary: fc.record({ m: fc.constant('update' as const), id, patch }) },
+  { weight: 3, arbitrary: fc.record({ m: fc.constant('forget' as const), id }) },
+  { weight: 4, arbitrary: fc.record({ m: fc.constant('get' as const), id }) },
+  { weight: 2, arbitrary: fc.record({ m: fc.constant('edges' as const), id, options: fc.oneof(fc.record({ direction: anyValue }), anyValue) }) },
+  { weight: 5, arbitrary: fc.record({ m: fc.constant('relate' as const), from: id, to: id, type: edgeType, options: relateOptions }) },
+  { weight: 2, arbitrary: fc.record({ m: fc.constant('relateMany' as const), edges: fc.oneof(fc.array(fc.record({ from: id, to: id, type: edgeType }), { maxLength: 3 }), anyValue) }) },
+  { weight: 2, arbitrary: fc.record({ m: fc.constant('unrelate' as const), pick: fc.nat(), junk: anyValue }) },
+  { weight: 1, arbitrary: fc.record({ m: fc.constantFrom('autoEdges' as const, 'removeAutoEdges' as const), options: fc.oneof(fc.record({ by: anyValue }), anyValue) }) },
+  { weight: 6, arbitrary: fc.record({ m: fc.constantFrom('recall' as const, 'recallReport' as const, 'compare' as const, 'context' as const), query, options: recallOptions }) },
+  { weight: 2, arbitrary: fc.record({ m: fc.constant('checkCitations' as const), text: fc.oneof(fc.constantFrom('[M1] and [a]', '[b]'), anyValue), evidence: fc.oneof(fc.array(anyValue, { maxLength: 3 }), fc.record({ items: fc.array(anyValue, { maxLength: 3 }) }), anyValue) }) },
+  { weight: 2, arbitrary: fc.record({ m: fc.constant('trace' as const), target: fc.oneof(id, query), options: traceOptions }) },
+  { weight: 2, arbitrary: fc.record({ m: fc.constant('path' as const), from: id, to: id, options: traceOptions }) },
+  { weight: 1, arbitrary: fc.record({ m: fc.constantFrom('ready' as const, 'stats' as const, 'compact' as const, 'exportDatabase' as const, 'exportSnapshot' as const) }) },
+  { weight: 1, arbitrary: fc.record({ m: fc.constant('reembed' as const), options: fc.oneof(fc.constant(undefined), anyValue) }) },
+  { weight: 1, arbitrary: fc.record({ m: fc.constant('restoreSnapshot' as const), pick: fc.nat(), flip: fc.option(fc.nat()), options: fc.oneof(fc.constant(undefined), anyValue) }) },
+  { weight: 1, arbitrary: fc.record({ m: fc.constant('importSnapshot' as const), junk: anyValue, options: anyValue }) },
+  { weight: 1, arbitrary: fc.record({ m: fc.constant('open' as const), options: anyValue }) },
+);
+
+/** What the acknowledged writes say the store holds: id → text. */
+type Model = Map<string, string>;
+
+interface Run {
+  mem: HybridMemory;
+  model: Model;
+  edgeIds: string[];
+  snapshots: Array<{ bytes: Uint8Array; model: Model }>;
+}
+
+const textOf = (value: unknown): string => (value as { text: string }).text;
+
+/** Runs one call; returns normally on success or a HybridMindError, throws anything else. */
+async function perform(run: Run, c: Call): Promise<void> {
+  const { mem, model } = run;
+  // The API is typed; the fuzz calls it the way untyped callers (JSON, tool calls) do.
+  const api = mem as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  switch (c.m) {
+    case 'store': {
+      const stored = await api['store']!(c.input) as string;
+      model.set(stored, textOf(c.input));
+      return;
+    }
+    case 'storeMany': {
+      const stored = await api['storeMany']!(c.inputs) as string[];
+      stored.forEach((sid, i) => model.set(sid, textOf((c.inputs as unknown[])[i])));
+      return;
+    }
+    case 'update': {
+      const record = await api['update']!(c.id, c.patch) as { id: string; text: string };
+      model.set(record.id, record.text);
+      const given = (c.patch as { text?: unknown }).text;
+      if (typeof given === 'string') expect(record.text).toBe(given);
+      return;
+    }
+    case 'forget':
+      await api['forget']!(c.id);
+      model.delete(c.id as string);
+      return;
+    case 'get': {
+      const record = await api['get']!(c.id) as { text: string } | null;
+      expect(record?.text ?? null).toBe(model.get(c.id as string) ?? null);
+      return;
+    }
+    case 'edges': await api['edges']!(c.id, c.options); return;
+    case 'relate': run.edgeIds.push(await api['relate']!(c.from, c.to, c.type, c.options) as string); return;
+    case 'relateMany': run.edgeIds.push(...(await api['relateMany']!(c.edges) as string[])); return;
+    case 'unrelate': await api['unrelate']!(run.edgeIds.length > 0 && c.pick % 4 !== 0 ? run.edgeIds[c.pick % run.edgeIds.length] : c.junk); return;
+    case 'autoEdges': case 'removeAutoEdges': await api[c.m]!(c.options); return;
+    case 'recall': case 'recallReport': case 'compare': case 'context': await api[c.m]!(c.query, c.options); return;
+    case 'checkCitations': await api['checkCitations']!(c.text, c.evidence); return;
+    case 'trace': await api['trace']!(c.target, c.options); return;
+    case 'path': await api['path']!(c.from, c.to, c.options); return;
+    case 'reembed': await api['reembed']!(c.options); return;
+    case 'ready': case 'stats': case 'compact': case 'exportDatabase': await api[c.m]!(); return;
+    case 'exportSnapshot': run.snapshots.push({ bytes: await mem.exportSnapshot(), model: new Map(model) }); return;
+    case 'restoreSnapshot': {
+      const chosen = run.snapshots.length > 0 ? run.snapshots[c.pick % run.snapshots.length]! : null;
+      const bytes = chosen ? chosen.bytes.slice() : new Uint8Array(c.pick % 64);
+      if (c.flip !== null && bytes.length > 0) bytes[c.flip % bytes.length] = bytes[c.flip % bytes.length]! ^ 0xff;
+      await api['restoreSnapshot']!(bytes, c.options);
+      // Accepted means undamaged content: a flipped byte is refused unless it fell where no reader looks (a CRC, a timestamp).
+      if (chosen) {
+        run.model.clear();
+        for (const [k, v] of chosen.model) run.model.set(k, v);
+      }
+      return;
+    }
+    case 'importSnapshot': {
+      const imported = await (HybridMemory.importSnapshot as (...args: unknown[]) => Promise<HybridMemory>)(c.junk, c.options);
+      await imported.close();
+      return;
+    }
+    case 'open': {
+      // Embedder and storage from the fuzz would load the real model or a driver; the rest is fuzzed.
+      const options = c.options !== null && typeof c.options === 'object' ? { ...c.options, embedder: null, storage: 'memory' } : c.options;
+      const opened = await (HybridMemory.open as (...args: unknown[]) => Promise<HybridMemory>)(options);
+      await opened.close();
+    }
+  }
+}
+
+async function checkInvariants(run: Run): Promise<void> {
+  const { mem, model } = run;
+  await mem.ready();
+  for (const [mid, text] of model) {
+    const record = await mem.get(mid);
+    expect(record?.text, `memory ${JSON.stringify(mid)}`).toBe(text);
+    expect(record?.readiness, `memory ${JSON.stringify(mid)} has a vector after ready()`).toBe('semantic');
+  }
+  const stats = await mem.stats();
+  expect(stats.memories).toBe(model.size);
+  expect(stats.readiness).toEqual({ stored: 0, lexical: 0, semantic: model.size });
+  const copy = await HybridMemory.importSnapshot(await mem.exportSnapshot(), { embedder: new HashEmbedder(DIM) });
+  expect((await copy.stats()).memories).toBe(model.size);
+  await copy.close();
+}
+
+describe('API fuzz', () => {
+  it(`${RUNS} stores × ${CALLS_PER_RUN} seeded hostile calls: only HybridMindErrors, and the store agrees with what was acknowledged`, async () => {
+    const outcomes = new Map<string, number>();
+    const sizes: number[] = [];
+    let calls = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(call, { minLength: CALLS_PER_RUN, maxLength: CALLS_PER_RUN }), async (calls_) => {
+        const run: Run = { mem: await HybridMemory.open({ embedder: new HashEmbedder(DIM) }), model: new Map(), edgeIds: [], snapshots: [] };
+        try {
+          for (const c of calls_) {
+            calls++;
+            try {
+              await perform(run, c);
+              outcomes.set('ok', (outcomes.get('ok') ?? 0) + 1);
+            } catch (error) {
+              if (!(error instanceof HybridMindError)) throw new Error(`${c.m} threw a non-HybridMindError: ${String(error)}`, { cause: error });
+              outcomes.set(error.code, (outcomes.get(error.code) ?? 0) + 1);
+            }
+          }
+          await checkInvariants(run);
+          sizes.push(run.model.size);
+        } finally {
+          await run.mem.close();
+        }
+      }),
+      { seed: SEED, numRuns: RUNS, endOnFailure: true },
+    );
+    // Recorded, not asserted: how the calls ended.
+    console.info(`API fuzz, seed ${SEED}: ${calls} calls`, Object.fromEntries(outcomes), 'memories at the end of each run:', sizes.join(' '));
+    expect(calls).toBeGreaterThanOrEqual(RUNS * CALLS_PER_RUN);
+    expect(outcomes.get('STORAGE') ?? 0).toBe(0);
+  }, 300_000);
+});
