@@ -51,7 +51,8 @@ class LibsqlDriver extends AdapterDriver {
     const Database = require('libsql') as new (path: string, o: { timeout: number }) => LibsqlDatabase;
     this.#path = path;
     this.#db = new Database(path, { timeout: 2000 });
-    this.#db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON');
+    // Not EXCLUSIVE: libsql's closed connections keep their lock until their statements are collected, so a reopen in the same process would be BUSY.
+    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON');
   }
 
   #stmt(sql: string): LibsqlStatement {

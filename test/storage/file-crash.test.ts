@@ -3,7 +3,6 @@
  * it, or restores snapshots into it; then the parent reopens the file and checks: it opens (no
  * corruption), no batch is half there, and every write the child acknowledged is there.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,40 +10,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HybridMemory } from '../../src/index.js';
 import { loadSnapshotFile } from '../../src/snapshot/node-files.js';
 import { SqliteFileDriver } from '../../src/storage/node-file.js';
+import { acknowledged, batchSizes, runAndKill } from '../support/kill.js';
 import { rng } from '../support/random.js';
 
-const CHILD = new URL('../support/crash-writer.ts', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'hybridmind-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Runs the child until `killAfterMs` past its first line starting with `armOn`, kills it with SIGKILL, returns its complete output lines. */
-function runAndKill(args: string[], killAfterMs: number, armOn = 'open'): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    let armed = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (!armed && out.split('\n').slice(0, -1).some((line) => line.startsWith(armOn))) {
-        armed = true;
-        setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (_code, signal) => {
-      if (signal !== 'SIGKILL') reject(new Error(`the writer ended by itself (${String(signal)}): ${err}`));
-      else resolve(out.split('\n').slice(0, -1));
-    });
-  });
-}
-
-/** The sizes the child draws for its batches with `seed`, so a present batch can be checked whole. */
-function batchSizes(seed: number, count: number): number[] {
-  const random = rng(seed);
-  return Array.from({ length: count }, () => 1 + Math.floor(random() * 40));
-}
 
 /** Counts of memories per batch number, read straight from the file after an integrity check. */
 async function batchesInFile(path: string): Promise<Map<number, number>> {
@@ -60,13 +30,6 @@ async function batchesInFile(path: string): Promise<Map<number, number>> {
   } finally {
     db.close();
   }
-}
-
-function acknowledged(lines: string[], verb: string): Array<{ batch: number; size: number }> {
-  return lines.filter((l) => l.startsWith(`${verb} `)).map((l) => {
-    const [, batch, size] = l.split(' ');
-    return { batch: Number(batch), size: Number(size) };
-  });
 }
 
 describe('file store under kill -9', () => {
