@@ -1,8 +1,9 @@
 /**
- * `hybridmind-mcp`: the memory tools over stdio, on a store kept in a `.mind.zip` file. Separate
- * from `bin.ts` so tests can run it with their own streams and see its exit code.
+ * `hybridmind-mcp`: the memory tools over stdio, on a store kept in a SQLite file, plus the
+ * `export` and `import` commands that move it as a `.mind.zip`. Separate from `bin.ts` so tests
+ * can run it with their own streams and see its exit code.
  */
-import { stat } from 'node:fs/promises';
+import { open as openFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -11,19 +12,25 @@ import type { Embedder } from '../embedder/types.js';
 import { HybridMindError } from '../errors.js';
 import type { Logger, LogLevel } from '../logger.js';
 import { HybridMemory } from '../memory/hybrid-memory.js';
-import { loadSnapshotFile, saveSnapshotFile } from '../snapshot/node-files.js';
 import { VERSION } from '../version.js';
+import { exportStore, importStore } from './snapshot-commands.js';
 import { createMcpServer } from './server.js';
-import { SnapshotSaver } from './snapshot-saver.js';
 import { StdioJsonRpcTransport } from './stdio-transport.js';
 
-export const USAGE = `Usage: hybridmind-mcp [--file memory.mind.zip] [options]
+export const USAGE = `Usage: hybridmind-mcp [--file memory.db] [options]
+       hybridmind-mcp export <backup.mind.zip> --file memory.db
+       hybridmind-mcp import <backup.mind.zip> --file memory.db [--replace]
 
 An MCP server (stdio) exposing long-term memory tools: memory_store, memory_recall,
 memory_relate, memory_forget, memory_context.
 
-  --file <path>        the store: loaded at start if it exists, created otherwise, saved
-                       atomically after every write (without it the memory lasts one session)
+  --file <path>        the store: a SQLite file (WAL), created with its folders if missing;
+                       each write is on disk before its answer. One process at a time owns
+                       it. Without --file the memory lasts one session
+  export <zip>         write the store as a .mind.zip (atomically) and exit
+  import <zip>         fill the store from a .mind.zip (validated first, swapped in at once)
+                       and exit; --replace is needed if the store already holds memories
+                       (export and import need the server on that file to be stopped)
   --no-embedder        no sentence embeddings: words, identifiers, links and time only
   --model <dir>        folder holding Xenova/all-MiniLM-L6-v2 (as \`npm run model:fetch\` fills it);
                        loaded offline. Default: $HYBRIDMIND_MODEL_DIR or ./models, else the
@@ -47,7 +54,10 @@ export interface CliIo {
   cwd?: string;
 }
 
+type Command = { kind: 'serve' } | { kind: 'export'; zip: string } | { kind: 'import'; zip: string; replace: boolean };
+
 interface CliOptions {
+  command: Command;
   file: string | null;
   embedder: 'default' | 'none' | 'offline' | { dir: string };
   dtype: 'fp32' | 'q8' | undefined;
@@ -60,13 +70,15 @@ interface CliOptions {
 /** Parses the command line; a usage error is INVALID_ARGUMENT with the reason. */
 export function parseCli(argv: readonly string[], cwd = process.cwd()): CliOptions | 'help' | 'version' {
   let values;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: [...argv],
       strict: true,
-      allowPositionals: false,
+      allowPositionals: true,
       options: {
         file: { type: 'string' },
+        replace: { type: 'boolean' },
         'no-embedder': { type: 'boolean' },
         model: { type: 'string' },
         offline: { type: 'boolean' },
@@ -88,6 +100,7 @@ export function parseCli(argv: readonly string[], cwd = process.cwd()): CliOptio
   if (values['no-embedder'] && (values.model !== undefined || values.offline)) throw usage('--no-embedder cannot be combined with --model or --offline');
   if (values.dtype !== undefined && values.dtype !== 'fp32' && values.dtype !== 'q8') throw usage(`--dtype must be fp32 or q8, received ${JSON.stringify(values.dtype)}`);
   if (values.file === '') throw usage('--file must be a path');
+  const command = parseCommand(positionals, values.file, values.replace === true, cwd, usage);
   const readOnly = values['read-only'] === true;
   let tools: readonly ToolName[] = readOnly ? ['memory_recall', 'memory_context'] : TOOL_NAMES;
   if (values.tools !== undefined) {
@@ -98,6 +111,7 @@ export function parseCli(argv: readonly string[], cwd = process.cwd()): CliOptio
     tools = TOOL_NAMES.filter((t) => asked.includes(t));
   }
   return {
+    command,
     file: values.file === undefined ? null : resolve(cwd, values.file),
     embedder: values['no-embedder'] ? 'none' : values.model !== undefined ? { dir: resolve(cwd, values.model) } : values.offline ? 'offline' : 'default',
     dtype: values.dtype as 'fp32' | 'q8' | undefined,
@@ -106,6 +120,19 @@ export function parseCli(argv: readonly string[], cwd = process.cwd()): CliOptio
     readOnly,
     verbose: values.verbose === true,
   };
+}
+
+function parseCommand(positionals: string[], file: string | undefined, replace: boolean, cwd: string, usage: (m: string) => HybridMindError): Command {
+  const [verb, zip, ...extra] = positionals;
+  if (verb === undefined) {
+    if (replace) throw usage('--replace belongs to the import command');
+    return { kind: 'serve' };
+  }
+  if (verb !== 'export' && verb !== 'import') throw usage(`unknown command ${JSON.stringify(verb)}; commands: export, import`);
+  if (zip === undefined || extra.length > 0) throw usage(`${verb} takes one .mind.zip path`);
+  if (file === undefined) throw usage(`${verb} needs --file, the store`);
+  if (verb === 'export' && replace) throw usage('--replace belongs to the import command');
+  return verb === 'export' ? { kind: 'export', zip: resolve(cwd, zip) } : { kind: 'import', zip: resolve(cwd, zip), replace };
 }
 
 /** A logger writing one line per message, debug only when verbose. */
@@ -117,9 +144,10 @@ export function lineLogger(log: (line: string) => void, verbose: boolean): Logge
 }
 
 /**
- * Runs the server until stdin ends or `stop()` is called; resolves to the exit code. Everything
- * written before shutdown is saved: each write is on disk before its answer is sent, and one
- * last save after background embedding catches up keeps the vectors too.
+ * Runs the server until stdin ends or `stop()` is called (or runs `export` / `import`);
+ * resolves to the exit code. Each write is committed to the file before its answer is sent;
+ * vectors computed in the background are committed as they come, and shutdown waits a little
+ * for those still pending.
  */
 export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
   let options: ReturnType<typeof parseCli>;
@@ -134,6 +162,17 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
     return 0;
   }
   const logger = lineLogger(io.log, options.verbose);
+  if (options.command.kind !== 'serve') {
+    const command = options.command;
+    try {
+      if (command.kind === 'export') await exportStore(options.file!, command.zip, logger);
+      else await importStore(options.file!, command.zip, command.replace, logger);
+      return 0;
+    } catch (error) {
+      logger('error', error instanceof Error ? error.message : String(error));
+      return 1;
+    }
+  }
   let mem: HybridMemory;
   try {
     mem = await openStore(options, logger);
@@ -141,16 +180,7 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
     logger('error', error instanceof Error ? error.message : String(error));
     return 1;
   }
-  const saver = options.file && !options.readOnly ? new SnapshotSaver(mem, options.file) : null;
-  let wrote = false;
-  const { server, idle } = createMcpServer(mem, {
-    tools: options.tools,
-    logger,
-    afterWrite: async () => {
-      wrote = true;
-      await saver?.save();
-    },
-  });
+  const { server, idle } = createMcpServer(mem, { tools: options.tools, logger });
   const transport = new StdioJsonRpcTransport(io.stdin, io.stdout);
   const stopped = new Promise<void>((done) => {
     io.stdin.once('end', done);
@@ -162,47 +192,25 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
   await server.connect(transport);
   logger('info', `ready: ${options.tools.length} tools, ${options.file ? `store ${options.file}` : 'in-memory store (no --file)'}${options.readOnly ? ', read-only' : ''}`);
   await stopped;
-  return shutdown(mem, saver, wrote, idle, () => server.close(), logger);
-}
-
-async function shutdown(mem: HybridMemory, saver: SnapshotSaver | null, wrote: boolean, idle: () => Promise<void>, closeServer: () => Promise<void>, logger: Logger): Promise<number> {
-  let code = 0;
   await idle();
-  if (saver && wrote) {
-    // Vectors computed since the last save; bounded, since a failing embedder retries with backoff.
-    await Promise.race([mem.ready(), new Promise((r) => setTimeout(r, 10_000).unref())]);
-    try {
-      await saver.save();
-    } catch (error) {
-      logger('error', `the final save failed: ${error instanceof Error ? error.message : String(error)}`);
-      code = 1;
-    }
-  }
-  await closeServer().catch(() => undefined);
+  // Vectors still being computed; bounded, since a failing embedder retries with backoff.
+  await Promise.race([mem.ready(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+  await server.close().catch(() => undefined);
   await mem.close();
-  return code;
+  return 0;
 }
 
 async function openStore(options: CliOptions, logger: Logger): Promise<HybridMemory> {
   const embedder = await chooseEmbedder(options, logger);
   const common = { logger, reembed: options.reembed, ...(embedder === undefined ? {} : { embedder }) };
-  if (options.file && (await exists(options.file))) {
-    const mem = await loadSnapshotFile(options.file, common);
-    logger('info', `loaded ${options.file}`, { memories: (await mem.stats()).memories });
-    return mem;
+  if (!options.file) return HybridMemory.open(common);
+  const kind = await fileKind(options.file);
+  if (kind === 'zip') {
+    throw new HybridMindError('UNSUPPORTED', 'hybridmind-mcp', `${options.file} is a .mind.zip snapshot; the server keeps its memory in a SQLite file now: hybridmind-mcp import ${options.file} --file memory.db, then --file memory.db`);
   }
-  if (options.file && options.readOnly) throw new HybridMindError('NOT_FOUND', 'hybridmind-mcp', `--read-only needs an existing store, and ${options.file} does not exist`);
-  const mem = await HybridMemory.open(common);
-  if (options.file) {
-    // Written now, so a path that cannot be written fails at start rather than at the first write.
-    try {
-      await saveSnapshotFile(mem, options.file);
-    } catch (error) {
-      await mem.close();
-      throw error;
-    }
-    logger('info', `created ${options.file}`);
-  }
+  if (kind === 'missing' && options.readOnly) throw new HybridMindError('NOT_FOUND', 'hybridmind-mcp', `--read-only needs an existing store, and ${options.file} does not exist`);
+  const mem = await HybridMemory.open({ ...common, storage: options.file });
+  logger('info', `${kind === 'missing' ? 'created' : 'opened'} ${options.file}`, { memories: (await mem.stats()).memories });
   return mem;
 }
 
@@ -224,11 +232,20 @@ async function chooseEmbedder(options: CliOptions, logger: Logger): Promise<Embe
   throw new HybridMindError('NOT_FOUND', 'hybridmind-mcp', `--model: no all-MiniLM-L6-v2 under ${spec.dir} (point it at the folder that holds Xenova/, as \`npm run model:fetch\` fills it)`);
 }
 
-async function exists(path: string): Promise<boolean> {
+/** What is at `path`: nothing yet, a ZIP (a snapshot given where the store belongs), or something SQLite will judge. */
+async function fileKind(path: string): Promise<'missing' | 'zip' | 'other'> {
+  let handle;
   try {
-    return (await stat(path)).isFile();
+    handle = await openFile(path, 'r');
   } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return false;
+    if ((error as { code?: string }).code === 'ENOENT') return 'missing';
     throw new HybridMindError('STORAGE', 'hybridmind-mcp', `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    const head = new Uint8Array(4);
+    await handle.read(head, 0, 4, 0);
+    return head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04 ? 'zip' : 'other';
+  } finally {
+    await handle.close();
   }
 }

@@ -9,4 +9,4 @@ export type * from './index.js';
 
 const mcp = await optionalImport<typeof import('./index.js')>('hybridmind/mcp', new URL('./index.js', import.meta.url).href, '@modelcontextprotocol/sdk');
 
-export const { createMcpServer, SnapshotSaver, runCli, parseCli, USAGE } = mcp;
+export const { createMcpServer, runCli, parseCli, USAGE } = mcp;

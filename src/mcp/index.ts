@@ -1,4 +1,3 @@
 /** Node-only entry (`hybridmind/mcp`): the memory tools as an MCP server. */
 export { createMcpServer, type McpMemoryServer, type McpServerOptions } from './server.js';
-export { SnapshotSaver } from './snapshot-saver.js';
 export { runCli, parseCli, USAGE, type CliIo } from './cli.js';

@@ -16,8 +16,13 @@ import { readSqliteHeader, SQLITE_HEADER_BYTES } from '../validation/sqlite-head
 
 /** Options of `HybridMemory.open`. Every field is optional. */
 export interface OpenOptions {
-  /** `'memory'` (default): an in-memory SQLite-WASM database. Or any `SqlDriver`, or database bytes. */
-  storage?: 'memory' | SqlDriver | { bytes: Uint8Array };
+  /**
+   * `'memory'` (default): an in-memory SQLite-WASM database. A file path (Node only; one with a
+   * `/` or ending in `.db`/`.sqlite`, e.g. `'./data/memory.db'`): a SQLite file on disk in
+   * WAL mode, created with its folders if missing, through the optional package better-sqlite3
+   * (`SqliteFileDriver` in `hybridmind/node` takes options). Or any `SqlDriver`, or database bytes.
+   */
+  storage?: 'memory' | string | SqlDriver | { bytes: Uint8Array };
   /**
    * Computes vectors for memories stored without one. Omitted: all-MiniLM-L6-v2 through
    * transformers.js when it can be loaded (see `defaultEmbedder`), else a warning and no dense leg.
@@ -86,6 +91,7 @@ export function checkOpenOptions(method: string, options: unknown): { o: OpenOpt
 export async function openDriver(method: string, storage: OpenOptions['storage']): Promise<SqlDriver> {
   const sqliteWasm = async () => (await import('../storage/sqlite-wasm.js')).SqliteWasmDriver;
   if (storage === undefined || storage === 'memory') return (await sqliteWasm()).open();
+  if (typeof storage === 'string' && looksLikePath(storage)) return openFileDriver(method, storage);
   if (typeof storage === 'object' && storage !== null) {
     if ('bytes' in storage) {
       if (!(storage.bytes instanceof Uint8Array)) throw invalid(method, 'options.storage.bytes must be a Uint8Array', storage.bytes);
@@ -107,6 +113,27 @@ export async function openDriver(method: string, storage: OpenOptions['storage']
     }
     if (typeof (storage as SqlDriver).all === 'function' && typeof (storage as SqlDriver).transaction === 'function') return storage as SqlDriver;
   }
-  throw invalid(method, "options.storage must be 'memory', a SqlDriver or { bytes: Uint8Array }", storage);
+  throw invalid(method, "options.storage must be 'memory', a file path (with a / or ending in .db, e.g. './memory.db'), a SqlDriver or { bytes: Uint8Array }", storage);
+}
+
+/**
+ * A bare word is a typo of 'memory' far more often than a file name, so a path must say it is
+ * one: a folder separator, or a database file extension.
+ */
+function looksLikePath(storage: string): boolean {
+  return /[/\\]/.test(storage) || /\.(db|sqlite|sqlite3)$/i.test(storage);
+}
+
+/** Node-only; the specifier is a variable so browser and edge bundlers never follow it into node:fs. */
+const NODE_FILE_MODULE = '../storage/node-file.js';
+
+async function openFileDriver(method: string, path: string): Promise<SqlDriver> {
+  let module: typeof import('../storage/node-file.js');
+  try {
+    module = (await import(/* @vite-ignore */ NODE_FILE_MODULE)) as typeof import('../storage/node-file.js');
+  } catch (cause) {
+    throw new HybridMindError('UNSUPPORTED', method, `a file path as storage needs Node (file system access); here use 'memory', a SqlDriver or { bytes }, received ${JSON.stringify(path)}`, { cause });
+  }
+  return module.SqliteFileDriver.open(path, {}, method);
 }
 

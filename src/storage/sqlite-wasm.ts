@@ -1,6 +1,7 @@
 import sqlite3InitModule, { type Database, type PreparedStatement, type Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import { HybridMindError } from '../errors.js';
 import type { SqlDriver, SqlRow, SqlValue } from './driver.js';
+import { Transactions } from './transactions.js';
 
 export interface SqliteWasmOptions {
   /** Database file name for a persistent VFS; default an in-memory database. */
@@ -48,7 +49,7 @@ export class SqliteWasmDriver implements SqlDriver {
   readonly #sqlite3: Sqlite3Static;
   readonly #db: Database;
   readonly #statements = new Map<string, PreparedStatement>();
-  #depth = 0;
+  readonly #transactions = new Transactions((sql) => this.exec(sql));
 
   private constructor(sqlite3: Sqlite3Static, db: Database, name: string) {
     this.#sqlite3 = sqlite3;
@@ -137,23 +138,7 @@ export class SqliteWasmDriver implements SqlDriver {
   }
 
   transaction<T>(fn: () => T): T {
-    if (this.#depth > 0) return fn();
-    this.exec('BEGIN IMMEDIATE');
-    this.#depth++;
-    try {
-      const result = fn();
-      this.exec('COMMIT');
-      return result;
-    } catch (error) {
-      try {
-        this.exec('ROLLBACK');
-      } catch {
-        // The original error explains the failure; a failed rollback means SQLite already rolled back.
-      }
-      throw error;
-    } finally {
-      this.#depth--;
-    }
+    return this.#transactions.run(fn);
   }
 
   serialize(): Uint8Array {

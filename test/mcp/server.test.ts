@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,7 +10,7 @@ import { findLocalModel } from '../../src/node.js';
 
 /**
  * The server as a client sees it: spawned over stdio with the SDK's own client, on a store in a
- * temporary .mind.zip. `--no-embedder` keeps it deterministic and fast; one test runs the real
+ * temporary SQLite file. `--no-embedder` keeps it deterministic and fast; one test runs the real
  * model when it is provisioned.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -21,6 +21,8 @@ interface Running {
   client: Client;
   stderr: () => string;
   close: () => Promise<void>;
+  /** kill -9: no shutdown code runs. */
+  kill: () => Promise<void>;
 }
 
 async function start(args: string[]): Promise<Running> {
@@ -35,7 +37,12 @@ async function start(args: string[]): Promise<Running> {
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'hybridmind-test', version: '0.0.0' });
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  const kill = async () => {
+    const exited = new Promise((resolve) => transport.onclose = () => resolve(undefined));
+    process.kill(transport.pid!, 'SIGKILL');
+    await exited;
+  };
+  return { client, stderr: () => stderr, close: () => client.close(), kill };
 }
 
 const call = async (server: Running, name: string, args: Record<string, unknown>) =>
@@ -59,12 +66,22 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
+/** The store's memory count, read with the library once no server holds the file. */
+async function memoriesIn(file: string): Promise<{ memories: number; semantic: number; has: (id: string) => Promise<boolean> }> {
+  const mem = await HybridMemory.open({ storage: file, embedder: null });
+  const stats = await mem.stats();
+  const present = new Set<string>();
+  for (const id of ['late', 'adr-007', 'car', 'cat']) if (await mem.get(id)) present.add(id);
+  await mem.close();
+  return { memories: stats.memories, semantic: stats.readiness.semantic, has: async (id) => present.has(id) };
+}
+
 describe('hybridmind-mcp over stdio', () => {
   let file: string;
   let server: Running;
 
   beforeAll(async () => {
-    file = join(dir, 'agent.mind.zip');
+    file = join(dir, 'not', 'yet', 'there', 'agent.db');
     server = await start(['--file', file, '--no-embedder']);
   });
   afterAll(async () => server?.close());
@@ -82,7 +99,7 @@ describe('hybridmind-mcp over stdio', () => {
     }
   });
 
-  it('creates the store file at start', async () => {
+  it('creates the store file, and its folders, at start', async () => {
     expect((await stat(file)).size).toBeGreaterThan(0);
   });
 
@@ -136,30 +153,29 @@ describe('hybridmind-mcp over stdio', () => {
 
   it('keeps everything across a restart on the same file', async () => {
     await server.close();
-    const bytes = await readFile(file);
-    const copy = await HybridMemory.importSnapshot(bytes, { embedder: null });
-    expect((await copy.stats()).memories).toBe(3);
-    await copy.close();
+    expect((await memoriesIn(file)).memories).toBe(3);
 
     server = await start(['--file', file, '--no-embedder']);
     const { hits } = ok<{ hits: Array<{ id: string; status: string }> }>(await call(server, 'memory_recall', { query: 'agent memory', mode: 'lexical', k: 10 }));
     expect(hits.map((h) => [h.id, h.status]).sort()).toEqual([['adr-003', 'historical'], ['adr-007', 'current']]);
     // The edge came back too: relating again is a conflict.
     expect(errorText(await call(server, 'memory_relate', { from: 'sync', to: 'adr-007', type: 'DEPENDS_ON' }))).toMatch(/^CONFLICT: /);
-    expect(server.stderr()).toContain('loaded');
+    expect(server.stderr()).toContain('opened');
   });
 
-  it('saves each write before answering: a killed server loses nothing it confirmed', async () => {
+  it('commits each write before answering: a server killed with kill -9 loses nothing it confirmed', async () => {
     ok(await call(server, 'memory_store', { id: 'late', text: 'Stored just before the crash' }));
-    const copy = await HybridMemory.importSnapshot(await readFile(file), { embedder: null });
-    expect(await copy.get('late')).not.toBeNull();
-    await copy.close();
+    await server.kill();
+    const after = await memoriesIn(file);
+    expect(after.memories).toBe(4);
+    expect(await after.has('late')).toBe(true);
+    server = await start(['--file', file, '--no-embedder']);
   });
 });
 
 describe('hybridmind-mcp options', () => {
   it('--read-only offers recall and context only and never writes the file', async () => {
-    const file = join(dir, 'ro.mind.zip');
+    const file = join(dir, 'ro.db');
     const writer = await start(['--file', file, '--no-embedder']);
     ok(await call(writer, 'memory_store', { id: 'fact', text: 'The staging database is Postgres 16' }));
     await writer.close();
@@ -183,14 +199,12 @@ describe('hybridmind-mcp options', () => {
   });
 
   it.skipIf(!model)('runs on the provisioned all-MiniLM-L6-v2 and keeps its vectors across a restart', async () => {
-    const file = join(dir, 'model.mind.zip');
+    const file = join(dir, 'model.db');
     const first = await start(['--file', file, '--model', 'models']);
     ok(await call(first, 'memory_store', { id: 'car', text: 'The car needs its engine repaired before the trip' }));
     ok(await call(first, 'memory_store', { id: 'cat', text: 'Remember to feed the cat on Sunday' }));
     await first.close();
-    const copy = await HybridMemory.importSnapshot(await readFile(file), { embedder: null });
-    expect((await copy.stats()).readiness.semantic).toBe(2);
-    await copy.close();
+    expect((await memoriesIn(file)).semantic).toBe(2);
 
     const second = await start(['--file', file, '--model', 'models']);
     const { hits } = ok<{ hits: Array<{ id: string; ranks: Record<string, number> }> }>(

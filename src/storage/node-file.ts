@@ -1,0 +1,213 @@
+/**
+ * Node only: a store kept as a real SQLite file on disk (better-sqlite3, WAL). Reached through
+ * `hybridmind/node` or, for `open({ storage: '/path/memory.db' })`, through an import that
+ * bundlers do not follow, so browser and edge builds never see node:fs or a native addon.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { HybridMindError, invalid } from '../errors.js';
+import type { SqlDriver, SqlRow, SqlValue } from './driver.js';
+import { Transactions } from './transactions.js';
+
+/** The version tested here; better-sqlite3 13 needs Node 22. */
+export const FILE_ENGINE = 'better-sqlite3@12.11.1';
+
+export interface SqliteFileOptions {
+  /**
+   * How long to wait for another process that holds the file before failing with BUSY, in ms.
+   * Default 2000: enough for a restarting server to let go, short enough to report a real clash.
+   */
+  lockTimeoutMs?: number;
+}
+
+/** The part of better-sqlite3's API this driver uses, declared here so published types need no @types package. */
+interface Statement {
+  readonly reader: boolean;
+  run(...params: unknown[]): unknown;
+  all(...params: unknown[]): Array<Record<string, unknown>>;
+}
+interface Database {
+  prepare(sql: string): Statement;
+  exec(sql: string): void;
+  pragma(sql: string, options?: { simple: boolean }): unknown;
+  serialize(): Uint8Array;
+  close(): void;
+}
+type DatabaseConstructor = new (path: string, options: { timeout: number }) => Database;
+
+let engine: Promise<DatabaseConstructor> | undefined;
+
+/** Loads the optional peer dependency on first use, with an error that says what to install. */
+function loadEngine(method: string): Promise<DatabaseConstructor> {
+  const name = 'better-sqlite3';
+  engine ??= import(/* @vite-ignore */ name).then(
+    (m: { default: DatabaseConstructor }) => m.default,
+    (cause: unknown) => {
+      engine = undefined;
+      throw new HybridMindError('UNSUPPORTED', method, `a file as storage needs the optional package better-sqlite3 (install it: npm install ${FILE_ENGINE}); loading it failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    },
+  );
+  return engine;
+}
+
+function toStorageError(method: string, cause: unknown): HybridMindError {
+  if (cause instanceof HybridMindError) return cause;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const sqliteCode = (cause as { code?: unknown }).code;
+  const code = /SQLITE_CORRUPT|SQLITE_NOTADB/.test(String(sqliteCode)) || /malformed|not a database/i.test(message) ? 'CORRUPT'
+    : /SQLITE_BUSY|SQLITE_LOCKED/.test(String(sqliteCode)) ? 'BUSY' : 'STORAGE';
+  return new HybridMindError(code, method, message, { cause });
+}
+
+/** Blobs come back as Node Buffers that may share a pool; callers get their own bytes at offset 0, as from SQLite-WASM. */
+function fromSqlite(row: Record<string, unknown>): SqlRow {
+  for (const key in row) {
+    const value = row[key];
+    if (value instanceof Uint8Array) row[key] = Uint8Array.prototype.slice.call(value);
+  }
+  return row as SqlRow;
+}
+
+/**
+ * A `SqlDriver` over one SQLite file, owned by this process until `close()`.
+ *
+ * - WAL with `synchronous = FULL`: a commit is on disk when `transaction()` returns, and costs
+ *   what the batch wrote (the log is folded into the file in the background every ~4 MB), not a
+ *   rewrite of the store. A crash — kill -9 or power loss — keeps every committed batch whole and
+ *   drops an uncommitted one whole; the next open replays the log.
+ * - One owner: the file is locked exclusively (`locking_mode = EXCLUSIVE`) for as long as it is
+ *   open, because each `HybridMemory` keeps its indexes in memory and would not see another
+ *   process's writes. A second process fails with BUSY after `lockTimeoutMs`. The operating
+ *   system drops the lock when the owner dies, so a crash leaves nothing stale behind.
+ *
+ * @example
+ * import { HybridMemory } from 'hybridmind';
+ * import { SqliteFileDriver } from 'hybridmind/node';
+ * const mem = await HybridMemory.open({ storage: await SqliteFileDriver.open('./data/memory.db', { lockTimeoutMs: 10_000 }) });
+ * // the same with defaults:
+ * const mem2 = await HybridMemory.open({ storage: './data/other.db' });
+ */
+export class SqliteFileDriver implements SqlDriver {
+  readonly name: string;
+  /** The absolute path of the database file. */
+  readonly path: string;
+  readonly #db: Database;
+  readonly #statements = new Map<string, Statement>();
+  readonly #transactions = new Transactions((sql) => this.exec(sql));
+  #closed = false;
+
+  private constructor(db: Database, path: string) {
+    this.#db = db;
+    this.path = path;
+    this.name = `sqlite-file:${path}`;
+  }
+
+  /** Opens (or creates, with its folders) the database file at `path` and takes ownership of it. */
+  static async open(path: string, options: SqliteFileOptions = {}, method = 'SqliteFileDriver.open'): Promise<SqliteFileDriver> {
+    if (typeof path !== 'string' || path.trim() === '' || path.includes('\0')) throw invalid(method, 'the storage path must be a non-empty file path', path);
+    if (typeof options !== 'object' || options === null) throw invalid(method, 'options must be an object', options);
+    const timeout = options.lockTimeoutMs ?? 2000;
+    if (!Number.isSafeInteger(timeout) || timeout < 0) throw invalid(method, 'options.lockTimeoutMs must be a non-negative integer', timeout);
+    const Database = await loadEngine(method);
+    const absolute = resolve(path);
+    try {
+      mkdirSync(dirname(absolute), { recursive: true });
+    } catch (cause) {
+      throw new HybridMindError('STORAGE', method, `cannot create the folder of ${absolute}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    }
+    let db: Database;
+    try {
+      db = new Database(absolute, { timeout });
+    } catch (cause) {
+      throw toStorageError(method, cause);
+    }
+    try {
+      // Exclusive mode first: then WAL needs no shared-memory file, and the lock below is held until close.
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      db.exec('BEGIN EXCLUSIVE; COMMIT');
+    } catch (cause) {
+      db.close();
+      const error = toStorageError(method, cause);
+      if (error.code === 'BUSY') throw new HybridMindError('BUSY', method, `${absolute} is open in another process (a file store has one owner); close it there first`, { cause });
+      throw error;
+    }
+    return new SqliteFileDriver(db, absolute);
+  }
+
+  #statement(sql: string): Statement {
+    let stmt = this.#statements.get(sql);
+    if (!stmt) {
+      stmt = this.#db.prepare(sql);
+      this.#statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  #check(method: string): void {
+    if (this.#closed) throw new HybridMindError('CLOSED', method, `${this.path} is closed`);
+  }
+
+  exec(sql: string, params?: readonly SqlValue[]): void {
+    this.#check('SqlDriver.exec');
+    try {
+      if (params && params.length > 0) {
+        const stmt = this.#statement(sql);
+        if (stmt.reader) stmt.all(...params);
+        else stmt.run(...params);
+      } else {
+        this.#db.exec(sql);
+      }
+    } catch (cause) {
+      throw toStorageError('SqlDriver.exec', cause);
+    }
+  }
+
+  all<T extends SqlRow = SqlRow>(sql: string, params?: readonly SqlValue[]): T[] {
+    this.#check('SqlDriver.all');
+    try {
+      const stmt = this.#statement(sql);
+      if (!stmt.reader) {
+        stmt.run(...(params ?? []));
+        return [];
+      }
+      return stmt.all(...(params ?? [])).map(fromSqlite) as T[];
+    } catch (cause) {
+      throw toStorageError('SqlDriver.all', cause);
+    }
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.#transactions.run(fn);
+  }
+
+  /**
+   * The database as one self-contained image (log included). Its header is marked as a
+   * rollback-journal database, since the WAL belongs to this file and an image opened elsewhere
+   * (a snapshot read in memory) has none.
+   */
+  serialize(): Uint8Array {
+    this.#check('SqlDriver.serialize');
+    try {
+      const buffer = this.#db.serialize();
+      const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+      if (bytes.byteLength >= 20) {
+        bytes[18] = 1;
+        bytes[19] = 1;
+      }
+      return bytes;
+    } catch (cause) {
+      throw toStorageError('SqlDriver.serialize', cause);
+    }
+  }
+
+  /** Folds the log into the file, releases the lock and leaves the single `.db` file behind. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#statements.clear();
+    this.#db.close();
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * A child process for the kill -9 tests and the file-store benchmark: it writes to a file store
+ * and prints one line per acknowledged step, so the parent that kills it at a random moment
+ * knows exactly what was promised. Usage:
+ *
+ *   store   <db> <seed> <first> [engine]   storeMany batches of 1–40 memories forever: `ack <batch> <size>`
+ *   export  <db> <zip> <seed> <first>      a batch, then saveSnapshotFile(zip), forever: `saved <batch> <size>`
+ *   restore <db> <zipA> <zipB>             restoreSnapshot of A, then B, forever: `restored <A|B>`
+ *
+ * Memory ids are `b<batch>-<i>`, batches numbered from <first> (the parent keeps runs apart).
+ */
+import { HybridMemory } from '../../src/index.js';
+import { saveSnapshotFile } from '../../src/snapshot/node-files.js';
+import type { SqlDriver } from '../../src/storage/driver.js';
+import { rng } from './random.js';
+
+const [mode, db, ...rest] = process.argv.slice(2);
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function openStore(engine: string | undefined): Promise<HybridMemory> {
+  if (engine === undefined || engine === 'better-sqlite3') return HybridMemory.open({ storage: db!, embedder: null });
+  const { openEngine } = (await import('../../bench/file-store/engines.js')) as { openEngine: (e: string, p: string) => Promise<SqlDriver> };
+  return HybridMemory.open({ storage: await openEngine(engine, db!), embedder: null });
+}
+
+export function batchOf(batch: number, size: number): Array<{ id: string; text: string }> {
+  return Array.from({ length: size }, (_, i) => ({ id: `b${batch}-${i}`, text: `batch ${batch} item ${i} ${'lorem ipsum dolor '.repeat(1 + (i % 5))}` }));
+}
+
+async function main(): Promise<void> {
+  if (mode === 'store' || mode === 'export') {
+    const [zip, seed, first, engine] = mode === 'export' ? rest : [undefined, ...rest];
+    const random = rng(Number(seed));
+    const mem = await openStore(engine);
+    let batch = Number(first);
+    say('open');
+    for (;;) {
+      const size = 1 + Math.floor(random() * 40);
+      await mem.storeMany(batchOf(batch, size));
+      if (zip) {
+        await saveSnapshotFile(mem, zip);
+        say(`saved ${batch} ${size}`);
+      } else {
+        say(`ack ${batch} ${size}`);
+      }
+      batch++;
+    }
+  }
+  if (mode === 'restore') {
+    const { readFile } = await import('node:fs/promises');
+    const snapshots = { A: await readFile(rest[0]!), B: await readFile(rest[1]!) };
+    const mem = await openStore(undefined);
+    say('open');
+    for (let i = 0; ; i++) {
+      const which = i % 2 === 0 ? 'A' : 'B';
+      await mem.restoreSnapshot(snapshots[which]);
+      say(`restored ${which}`);
+    }
+  }
+  throw new Error(`crash-writer: unknown mode ${String(mode)}`);
+}
+
+await main();
