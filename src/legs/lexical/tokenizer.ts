@@ -26,7 +26,8 @@ export const TOKENIZER_VERSION = 1;
 /** Longer tokens (base64 blobs, minified code) are dropped; their parts still count. */
 export const MAX_TOKEN_LENGTH = 255;
 
-const STOP_WORDS: ReadonlySet<string> = new Set([
+/** Lucene's English stop-word set; exported so benchmarks give every peer the same list. */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
   'a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it',
   'no', 'not', 'of', 'on', 'or', 'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they',
   'this', 'to', 'was', 'will', 'with',
