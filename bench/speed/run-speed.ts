@@ -126,15 +126,13 @@ async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeRes
 }
 
 export async function runSpeed(o: SpeedOptions): Promise<SizeResult[]> {
+  // Kept when the run fails, so a long run's finished systems can be read.
   const dir = await mkdtemp(join(os.tmpdir(), 'hybridmind-speed-'));
-  try {
-    const out: SizeResult[] = [];
-    for (const n of o.sizes) {
-      o.log(`speed: n = ${n}`);
-      out.push(await runSize(n, o, dir));
-    }
-    return out;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  const out: SizeResult[] = [];
+  for (const n of o.sizes) {
+    o.log(`speed: n = ${n} (per-system results in ${dir})`);
+    out.push(await runSize(n, o, dir));
   }
+  await rm(dir, { recursive: true, force: true });
+  return out;
 }

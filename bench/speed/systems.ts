@@ -240,5 +240,5 @@ const hnsw = (efConstruction: number, efSearches: readonly number[]): System => 
 const baseline: System = { name: 'baseline', config: { note: 'corpus generated, then dropped; no system built' }, build: async () => ({ modes: [] }) };
 
 export function systems(dim: number): System[] {
-  return [baseline, hybridMind, orama(dim), miniSearch, fts5, exactScan(true), exactScan(false), bandwidthFloor, hnsw(100, [64, 128]), hnsw(200, [64, 128])];
+  return [baseline, hybridMind, orama(dim), miniSearch, fts5, exactScan(true), exactScan(false), bandwidthFloor, hnsw(200, [64, 128])];
 }
