@@ -29,6 +29,8 @@ export interface ChildResult {
   system: string;
   config: Record<string, unknown>;
   buildMs: number;
+  /** Build start → background indexes done (HNSW), when the system builds any. */
+  readyMs: number | null;
   memory: { rss: number; heapUsed: number; external: number; arrayBuffers: number };
   persistedBytes: number | null;
   coldOpenMs: number | null;
@@ -86,6 +88,8 @@ async function main(o: ChildOptions): Promise<ChildResult> {
   const t0 = performance.now();
   const built = await system.build(ctx, prepared);
   const buildMs = performance.now() - t0;
+  await built.ready;
+  const readyMs = built.ready ? performance.now() - t0 : null;
   corpus = null;
   ctx = null;
   prepared = null;
@@ -95,7 +99,7 @@ async function main(o: ChildOptions): Promise<ChildResult> {
   const persistedBytes = built.persistedBytes ? await built.persistedBytes() : null;
   const modes = await runModes(built, queries);
   const coldOpenMs = built.coldOpen ? await built.coldOpen(queries[0]!) : null;
-  return { system: system.name, config: system.config, buildMs, memory: { rss, heapUsed, external, arrayBuffers }, persistedBytes, coldOpenMs, modes };
+  return { system: system.name, config: system.config, buildMs, readyMs, memory: { rss, heapUsed, external, arrayBuffers }, persistedBytes, coldOpenMs, modes };
 }
 
 const options = JSON.parse(process.argv[2]!) as ChildOptions;

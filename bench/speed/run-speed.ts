@@ -33,6 +33,7 @@ export interface SystemResult {
   name: string;
   config: Record<string, unknown>;
   buildMs: number;
+  readyMs: number | null;
   ingestPerSec: number;
   memory: ChildResult['memory'] & { rssOverBaseline: number | null };
   persistedBytes: number | null;
@@ -81,7 +82,7 @@ async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeRes
   // Small margin below the lowest 10th-best score: float32 inside Orama may round a hair lower.
   const similarity = Math.min(...exact.map((e) => e[K - 1]!.score)) - 1e-3;
   const terms = termStatistics(docs, queries);
-  const wanted = systems(o.dim).filter((s) => (!o.only || o.only.includes(s.name) || s.name === 'baseline') && (!s.name.startsWith('hnswlib') || n <= o.hnswMax));
+  const wanted = systems(o.dim).filter((s) => (!o.only || o.only.includes(s.name) || s.name === 'baseline') && (!s.name.startsWith('hnswlib') || n <= o.hnswMax) && n >= (s.minN ?? 0));
 
   const results: ChildResult[] = [];
   const loads: Array<[number, number]> = [];
@@ -116,6 +117,7 @@ async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeRes
       name: r.system,
       config: r.config,
       buildMs: r.buildMs,
+      readyMs: r.readyMs,
       ingestPerSec: n / (r.buildMs / 1000),
       memory: { ...r.memory, rssOverBaseline: base === null ? null : r.memory.rss - base },
       persistedBytes: r.persistedBytes,

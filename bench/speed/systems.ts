@@ -26,6 +26,8 @@ export interface Built {
   persistedBytes?(): Promise<number>;
   /** Persisted form → reopened → first hybrid answer, in ms (ours only). */
   coldOpen?(q: SpeedQuery): Promise<number>;
+  /** Settles when indexes built in the background are done (queries wait for it; ingest does not). */
+  ready?: Promise<void>;
 }
 
 export interface BuildContext {
@@ -37,6 +39,8 @@ export interface BuildContext {
 
 export interface System {
   name: string;
+  /** Smallest store the system is run at (below it, it would be another system's duplicate). */
+  minN?: number;
   config: Record<string, unknown>;
   /** Untimed: turns the shared documents into the input the system's API takes. */
   prepare?(ctx: BuildContext): unknown;
@@ -53,32 +57,47 @@ export function contentTerms(text: string): string[] {
   return text.toLowerCase().split(/\s+/).filter((t) => t !== '' && !STOP_WORDS.has(t));
 }
 
-const hybridMind: System = {
-  name: 'hybridmind',
+/**
+ * HybridMind as a user opens it. `exact`: the WASM-SIMD scan at every size (`ann: false`).
+ * `default`: the library's defaults, where HNSW takes over past 20k vectors, built in the
+ * background; ingest is timed until every leg answers (the scan answers meanwhile) and the
+ * queries run once HNSW is ready.
+ */
+const hybridMind = (variant: 'exact' | 'default'): System => ({
+  name: variant === 'exact' ? 'hybridmind' : 'hybridmind (default ann)',
+  ...(variant === 'default' ? { minN: 20_001 } : {}),
   config: {
-    open: { embedder: null, dim: 384, ann: false },
+    open: variant === 'exact' ? { embedder: null, dim: 384, ann: false } : { embedder: null, dim: 384, ann: 'default (HNSW M 16, efConstruction 100, efSearch 64 past 20,000 vectors)' },
     ingest: `storeMany in batches of ${BATCH} (id, text, embedding, createdAt), then relateMany(DEPENDS_ON edges)`,
     recall: { k: K, queryEmbedding: 'precomputed', explain: false },
     lexical: 'own tokenizer (identifier-aware, Porter stemming) with the shared stop-word list',
+    coldOpen: 'exportDatabase() (saves the lexical index first), then open({ storage: { bytes } }) and one hybrid recall',
   },
   async build({ docs, edges }) {
-    const mem = await HybridMemory.open({ embedder: null, dim: docs[0]!.vector.length, ann: false });
+    let hnswReady!: () => void;
+    const ready = new Promise<void>((resolve) => (hnswReady = resolve));
+    const mem = await HybridMemory.open({
+      embedder: null,
+      dim: docs[0]!.vector.length,
+      ...(variant === 'exact' ? { ann: false } : { logger: (_level: string, message: string) => (message.startsWith('ann: HNSW built') || message.startsWith('ann: HNSW disabled')) && hnswReady() }),
+    });
     for (let i = 0; i < docs.length; i += BATCH) {
       await mem.storeMany(docs.slice(i, i + BATCH).map((d) => ({ id: d.id, text: d.text, embedding: d.vector, createdAt: d.createdAt })));
     }
     await mem.relateMany(edges.map(([from, to]) => ({ from, to, type: 'DEPENDS_ON' })));
     const leg = (mode: RecallMode, kind: Mode['kind']): Mode => ({
-      name: mode === 'hybrid' ? 'hybridmind hybrid (4 legs)' : `hybridmind ${mode} leg`,
+      name: `${mode === 'hybrid' ? 'hybridmind hybrid (4 legs)' : `hybridmind ${mode} leg`}${variant === 'default' ? ', HNSW' : ''}`,
       kind,
       query: async (q) => (await mem.recall(q.text, { k: K, mode, queryEmbedding: q.vector, explain: false })).map((h) => h.id),
     });
     return {
       modes: [leg('hybrid', 'hybrid'), leg('vector', 'vector'), leg('lexical', 'lexical'), leg('graph', 'lexical')],
+      ...(variant === 'default' ? { ready } : {}),
       persistedBytes: async () => (await mem.exportDatabase()).byteLength,
       coldOpen: async (q) => {
         const bytes = await mem.exportDatabase();
         const t0 = performance.now();
-        const reopened = await HybridMemory.open({ storage: { bytes }, embedder: null, ann: false });
+        const reopened = await HybridMemory.open({ storage: { bytes }, embedder: null, ...(variant === 'exact' ? { ann: false } : {}) });
         await reopened.recall(q.text, { k: K, queryEmbedding: q.vector, explain: false });
         const ms = performance.now() - t0;
         await reopened.close();
@@ -86,7 +105,7 @@ const hybridMind: System = {
       },
     };
   },
-};
+});
 
 interface OramaDoc {
   id: string;
@@ -240,5 +259,5 @@ const hnsw = (efConstruction: number, efSearches: readonly number[]): System => 
 const baseline: System = { name: 'baseline', config: { note: 'corpus generated, then dropped; no system built' }, build: async () => ({ modes: [] }) };
 
 export function systems(dim: number): System[] {
-  return [baseline, hybridMind, orama(dim), miniSearch, fts5, exactScan(true), exactScan(false), bandwidthFloor, hnsw(200, [64, 128])];
+  return [baseline, hybridMind('exact'), hybridMind('default'), orama(dim), miniSearch, fts5, exactScan(true), exactScan(false), bandwidthFloor, hnsw(200, [64, 128])];
 }
