@@ -70,12 +70,14 @@ if (wants('speed')) {
   const hnswMax = Number(values['hnsw-max'] ?? (smoke ? 2000 : 100_000));
   const start = os.loadavg()[0]!;
   const createdAt = new Date().toISOString();
-  const speed = await runSpeed({ sizes, dim: 384, queries, hnswMax, log, ...(values.systems ? { only: values.systems.split(',') } : {}) });
-  const report: SpeedReport = { createdAt, machine, settings: { sizes, queries, hnswMax, dim: 384 }, load: { start, end: os.loadavg()[0]! }, sizes: speed };
   const name = values.out ?? (smoke ? 'speed-smoke' : 'speed');
-  await writeFile(new URL(`${name}.json`, dir), JSON.stringify(report, null, 2));
-  await writeFile(new URL(`${name}.md`, dir), renderSpeed(report));
-  log(`wrote bench/results/${name}.json, ${name}.md`);
+  const write = async (done: SpeedReport['sizes']) => {
+    const report: SpeedReport = { createdAt, machine, settings: { sizes, queries, hnswMax, dim: 384 }, load: { start, end: os.loadavg()[0]! }, sizes: done };
+    await writeFile(new URL(`${name}.json`, dir), JSON.stringify(report, null, 2));
+    await writeFile(new URL(`${name}.md`, dir), renderSpeed(report));
+    log(`wrote bench/results/${name}.json, ${name}.md (sizes ${done.map((s) => s.n).join(', ')})`);
+  };
+  await runSpeed({ sizes, dim: 384, queries, hnswMax, log, onSize: write, ...(values.systems ? { only: values.systems.split(',') } : {}) });
 }
 
 const results: BenchResults = { createdAt: new Date().toISOString(), smoke, machine, settings: { part } };

@@ -18,6 +18,8 @@ export interface SpeedOptions {
   /** Only these systems (by name), when given. */
   only?: string[];
   log: (line: string) => void;
+  /** Called with the results so far after each size, so a long run that is cut short still reports. */
+  onSize?: (done: SizeResult[]) => Promise<void>;
 }
 
 export interface ModeResult {
@@ -134,6 +136,7 @@ export async function runSpeed(o: SpeedOptions): Promise<SizeResult[]> {
   for (const n of o.sizes) {
     o.log(`speed: n = ${n} (per-system results in ${dir})`);
     out.push(await runSize(n, o, dir));
+    await o.onSize?.(out);
   }
   await rm(dir, { recursive: true, force: true });
   return out;
