@@ -13,6 +13,7 @@
  *   --smoke                          tiny sizes, few queries: keeps the code working in CI
  *   --out NAME                       results file name (default latest; smoke: smoke)
  */
+import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -60,6 +61,15 @@ async function loadEmbedder(): Promise<Embedder | null> {
   return TransformersEmbedder.create({ localModelPath: local.root, allowRemoteModels: false, dtype: 'fp32' });
 }
 
+/** The commit measured: git's HEAD, or BENCH_COMMIT when the tree was copied out of git to be measured. */
+function sourceCommit(): string {
+  try {
+    return execSync('git rev-parse HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return process.env['BENCH_COMMIT'] ?? 'unknown';
+  }
+}
+
 const machine = await machineInfo();
 const dir = new URL('./results/', import.meta.url);
 await mkdir(dir, { recursive: true });
@@ -69,10 +79,11 @@ if (wants('speed')) {
   const queries = Number(values.queries ?? (smoke ? 20 : 200));
   const hnswMax = Number(values['hnsw-max'] ?? (smoke ? 2000 : 100_000));
   const start = os.loadavg()[0]!;
+  const commit = sourceCommit();
   const createdAt = new Date().toISOString();
   const name = values.out ?? (smoke ? 'speed-smoke' : 'speed');
   const write = async (done: SpeedReport['sizes']) => {
-    const report: SpeedReport = { createdAt, machine, settings: { sizes, queries, hnswMax, dim: 384 }, load: { start, end: os.loadavg()[0]! }, sizes: done };
+    const report: SpeedReport = { createdAt, commit, machine, settings: { sizes, queries, hnswMax, dim: 384 }, load: { start, end: os.loadavg()[0]! }, sizes: done };
     await writeFile(new URL(`${name}.json`, dir), JSON.stringify(report, null, 2));
     await writeFile(new URL(`${name}.md`, dir), renderSpeed(report));
     log(`wrote bench/results/${name}.json, ${name}.md (sizes ${done.map((s) => s.n).join(', ')})`);

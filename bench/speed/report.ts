@@ -3,6 +3,7 @@ import type { SizeResult, SystemResult } from './run-speed.js';
 
 export interface SpeedReport {
   createdAt: string;
+  commit: string;
   machine: { cpu: string; cores: number; memoryGiB: number; platform: string; node: string; versions: Record<string, string> };
   settings: { sizes: number[]; queries: number; hnswMax: number; dim: number };
   /** 1-minute load average when the run started and ended (other work on the machine shows here). */
@@ -82,7 +83,7 @@ export function renderSpeed(r: SpeedReport): string {
   const lines = [
     '# HybridMind speed benchmark',
     '',
-    `Run ${r.createdAt} on ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`,
+    `Run ${r.createdAt} (commit ${r.commit}) on ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`,
     `Versions: ${Object.entries(m.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     `Settings: sizes ${r.settings.sizes.join(', ')}; ${r.settings.queries} queries per size; k = 10; ${r.settings.dim}-d clustered synthetic vectors, the same precomputed vectors for every system; hnswlib-wasm up to n = ${r.settings.hnswMax}.`,
     '',
