@@ -1,6 +1,6 @@
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
 import MiniSearch from 'minisearch';
-import { HybridMemory, type RecallMode } from '../../src/index.js';
+import { HybridMemory, SqliteWasmDriver, type RecallMode } from '../../src/index.js';
 import { STOP_WORDS } from '../../src/legs/lexical/tokenizer.js';
 import { FlatVectorIndex } from '../../src/legs/vector/flat-index.js';
 import { loadVectorKernel } from '../../src/legs/vector/kernel.js';
@@ -71,7 +71,7 @@ const hybridMind = (variant: 'exact' | 'default'): System => ({
     ingest: `storeMany in batches of ${BATCH} (id, text, embedding, createdAt), then relateMany(DEPENDS_ON edges)`,
     recall: { k: K, queryEmbedding: 'precomputed', explain: false },
     lexical: 'own tokenizer (identifier-aware, Porter stemming) with the shared stop-word list',
-    coldOpen: 'exportDatabase() (saves the lexical index first), then open({ storage: { bytes } }) and one hybrid recall',
+    coldOpen: 'exportDatabase() (saves the lexical index first); timed: SqliteWasmDriver.open({ bytes }) (the persisted file as a driver, as the OPFS and Node file stores open it), open({ storage: driver }) and one hybrid recall',
   },
   async build({ docs, edges }) {
     let hnswReady!: () => void;
@@ -97,7 +97,8 @@ const hybridMind = (variant: 'exact' | 'default'): System => ({
       coldOpen: async (q) => {
         const bytes = await mem.exportDatabase();
         const t0 = performance.now();
-        const reopened = await HybridMemory.open({ storage: { bytes }, embedder: null, ...(variant === 'exact' ? { ann: false } : {}) });
+        const driver = await SqliteWasmDriver.open({ bytes });
+        const reopened = await HybridMemory.open({ storage: driver, embedder: null, ...(variant === 'exact' ? { ann: false } : {}) });
         await reopened.recall(q.text, { k: K, queryEmbedding: q.vector, explain: false });
         const ms = performance.now() - t0;
         await reopened.close();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HybridMemory, SqliteWasmDriver, type Logger, type OpenOptions } from '../../src/index.js';
+import { HybridMemory, SqliteWasmDriver, type Logger, type SqlDriver } from '../../src/index.js';
 import { ids, openMemory } from '../support/memory.js';
 
 /**
@@ -27,8 +27,10 @@ function recorder(): { logger: Logger; messages: string[] } {
   return { messages, logger: (_level, message) => messages.push(message) };
 }
 
-async function open(storage: OpenOptions['storage'], logger: Logger): Promise<HybridMemory> {
-  const mem = await openMemory({ storage, logger, embedder: null });
+/** A persisted store is opened through its driver (OPFS, a Node file); these bytes stand for its file. */
+async function open(storage: Uint8Array | SqlDriver, logger: Logger): Promise<HybridMemory> {
+  const driver = storage instanceof Uint8Array ? await SqliteWasmDriver.open({ bytes: storage }) : storage;
+  const mem = await openMemory({ storage: driver, logger, embedder: null });
   stores.push(mem);
   return mem;
 }
@@ -51,7 +53,7 @@ describe('saved lexical index', () => {
   it('is loaded on open and answers exactly as the index it was saved from', async () => {
     const { bytes, answers } = await savedStore();
     const log = recorder();
-    const reopened = await open({ bytes }, log.logger);
+    const reopened = await open(bytes, log.logger);
     expect(log.messages).toContain(LOADED);
     expect(await lexicalAnswers(reopened)).toEqual(answers);
     expect(answers.flat().length).toBeGreaterThan(0);
@@ -59,7 +61,7 @@ describe('saved lexical index', () => {
 
   it('keeps working after the load: new, updated and forgotten memories reach the lexical leg', async () => {
     const { bytes } = await savedStore();
-    const reopened = await open({ bytes }, recorder().logger);
+    const reopened = await open(bytes, recorder().logger);
     await reopened.store({ id: 'new', text: 'zebra crossing near the depot' });
     await reopened.update('m2', { text: 'The wombat census on Rottnest island' });
     await reopened.forget('m0');
@@ -69,7 +71,7 @@ describe('saved lexical index', () => {
     expect(await reopened.recall('ADR-007', { mode: 'lexical' })).toEqual([]);
 
     const log = recorder();
-    const again = await open({ bytes: await reopened.exportDatabase() }, log.logger);
+    const again = await open(await reopened.exportDatabase(), log.logger);
     expect(log.messages).toContain(LOADED);
     expect(ids(await again.recall('zebra depot', { mode: 'lexical' }))).toEqual(['new']);
     expect(await again.recall('ADR-007', { mode: 'lexical' })).toEqual([]);
@@ -83,7 +85,7 @@ describe('saved lexical index', () => {
     // The driver's own bytes: the write moved the generation, the saved index was not saved again.
     const stale = driver.serialize();
     const log = recorder();
-    const reopened = await open({ bytes: stale }, log.logger);
+    const reopened = await open(stale, log.logger);
     expect(log.messages).not.toContain(LOADED);
     expect(log.messages.some((m) => m.includes('another store generation'))).toBe(true);
     expect(ids(await reopened.recall('zebra depot', { mode: 'lexical' }))).toEqual(['later']);
@@ -109,6 +111,15 @@ describe('saved lexical index', () => {
       expect(log.messages, damage).not.toContain(LOADED);
       expect(await lexicalAnswers(mem), damage).toEqual(answers);
     }
+  });
+
+  it('is not trusted from a database handed in as bytes: open({ storage: { bytes } }) rebuilds', async () => {
+    const { bytes, answers } = await savedStore();
+    const log = recorder();
+    const mem = await openMemory({ storage: { bytes }, logger: log.logger, embedder: null });
+    stores.push(mem);
+    expect(log.messages).not.toContain(LOADED);
+    expect(await lexicalAnswers(mem)).toEqual(answers);
   });
 
   it('never travels into an imported snapshot: the import rebuilds from the rows', async () => {
