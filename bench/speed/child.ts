@@ -83,7 +83,7 @@ async function main(o: ChildOptions): Promise<ChildResult> {
   let corpus: ReturnType<typeof makeCorpus> | null = makeCorpus(o.n, o.dim);
   const queries = corpus.queries.slice(0, o.queries);
   let ctx: Parameters<typeof system.build>[0] | null = { docs: corpus.docs, edges: makeEdges(corpus.docs), similarity: o.similarity };
-  let prepared = system.prepare?.(ctx);
+  let prepared = await system.prepare?.(ctx);
   gc!();
   const t0 = performance.now();
   const built = await system.build(ctx, prepared);

@@ -42,7 +42,7 @@ export interface System {
   /** Smallest store the system is run at (below it, it would be another system's duplicate). */
   minN?: number;
   config: Record<string, unknown>;
-  /** Untimed: turns the shared documents into the input the system's API takes. */
+  /** Untimed: loads the library (WASM modules) and turns the documents into the input its API takes. */
   prepare?(ctx: BuildContext): unknown;
   /** Timed: everything needed before the first query can be answered. */
   build(ctx: BuildContext, prepared: unknown): Promise<Built>;
@@ -73,7 +73,7 @@ const hybridMind = (variant: 'exact' | 'default'): System => ({
     lexical: 'own tokenizer (identifier-aware, Porter stemming) with the shared stop-word list',
     coldOpen: 'exportDatabase() (saves the lexical index first); timed: SqliteWasmDriver.open({ bytes }) (the persisted file as a driver, as the OPFS and Node file stores open it), open({ storage: driver }) and one hybrid recall',
   },
-  async build({ docs, edges }) {
+  async prepare({ docs }) {
     let hnswReady!: () => void;
     const ready = new Promise<void>((resolve) => (hnswReady = resolve));
     const mem = await HybridMemory.open({
@@ -81,6 +81,10 @@ const hybridMind = (variant: 'exact' | 'default'): System => ({
       dim: docs[0]!.vector.length,
       ...(variant === 'exact' ? { ann: false } : { logger: (_level: string, message: string) => (message.startsWith('ann: HNSW built') || message.startsWith('ann: HNSW disabled')) && hnswReady() }),
     });
+    return { mem, ready };
+  },
+  async build({ docs, edges }, prepared) {
+    const { mem, ready } = prepared as { mem: HybridMemory; ready: Promise<void> };
     for (let i = 0; i < docs.length; i += BATCH) {
       await mem.storeMany(docs.slice(i, i + BATCH).map((d) => ({ id: d.id, text: d.text, embedding: d.vector, createdAt: d.createdAt })));
     }
@@ -175,8 +179,9 @@ const fts5: System = {
     query: "content terms (shared stop words removed) quoted and OR-ed: SELECT rowid FROM f WHERE f MATCH ? ORDER BY rank LIMIT 10",
     note: 'FTS5 has no stop-word option; the stop words are removed from the query',
   },
-  async build({ docs }) {
-    const sqlite3 = await loadSqlite3();
+  prepare: () => loadSqlite3(),
+  async build({ docs }, prepared) {
+    const sqlite3 = prepared as Awaited<ReturnType<typeof loadSqlite3>>;
     const raw = new sqlite3.oo1.DB(':memory:', 'c');
     const db = raw as unknown as Oo1Db;
     db.exec('CREATE VIRTUAL TABLE f USING fts5(text)');
@@ -203,8 +208,9 @@ const fts5: System = {
 const exactScan = (useWasm: boolean): System => ({
   name: useWasm ? 'exact scan wasm-simd' : 'exact scan plain js',
   config: { index: `FlatVectorIndex (this project's code), ${useWasm ? 'WASM SIMD kernel' : 'plain JavaScript loop'}`, k: K },
-  async build({ docs }) {
-    const index = new FlatVectorIndex(docs[0]!.vector.length, useWasm ? await loadVectorKernel() : null, { capacity: docs.length });
+  prepare: () => (useWasm ? loadVectorKernel() : null),
+  async build({ docs }, prepared) {
+    const index = new FlatVectorIndex(docs[0]!.vector.length, prepared as Awaited<ReturnType<typeof loadVectorKernel>> | null, { capacity: docs.length });
     const ids = docs.map((d) => d.id);
     docs.forEach((d, i) => index.add(i, d.vector));
     return { modes: [{ name: useWasm ? 'exact scan wasm-simd (project kernel)' : 'exact scan plain js (project)', kind: 'vector', query: (q) => index.search(q.vector, K).map((s) => ids[s.no]!) }] };
@@ -237,8 +243,9 @@ async function loadHnsw(): Promise<HnswLib> {
 const hnsw = (efConstruction: number, efSearches: readonly number[]): System => ({
   name: `hnswlib-wasm efC${efConstruction}`,
   config: { space: 'ip (unit vectors)', M: 16, efConstruction, efSearch: efSearches, randomSeed: 100, build: 'addPoint one by one' },
-  async build({ docs }) {
-    const lib = await loadHnsw();
+  prepare: () => loadHnsw(),
+  async build({ docs }, prepared) {
+    const lib = prepared as HnswLib;
     const index = new lib.HierarchicalNSW('ip', docs[0]!.vector.length, '');
     index.initIndex(docs.length, 16, efConstruction, 100);
     const ids = docs.map((d) => d.id);
