@@ -1,18 +1,22 @@
 /**
- * `npm run bench [-- options]`: retrieval quality per leg and fused, and speed against peers side
- * by side, written to bench/results/<name>.json and .md (+ a latency chart .svg).
+ * `npm run bench [-- options]`: retrieval quality per leg and fused, written to
+ * bench/results/<name>.json and .md; speed against peers, each system in its own process, written
+ * to bench/results/speed.json and .md (smoke: speed-smoke).
  *
  *   --part all|quality|speed|embed   what to run, comma-separated (default all)
  *   --part postgres,postgres-speed   hybridmind/postgres side by side (only when named; bench/postgres/)
  *   --sizes 10000,100000             store sizes for speed (default 10000,100000)
  *   --queries 200                    queries per size
  *   --hnsw-max 100000                largest size hnswlib-wasm is built at
+ *   --systems hybridmind,orama       speed: only these systems (default all)
  *   --scifact DIR --hotpot DIR       dataset folders (default ../shared/data/…); "none" skips one
  *   --smoke                          tiny sizes, few queries: keeps the code working in CI
  *   --out NAME                       results file name (default latest; smoke: smoke)
  */
+import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Embedder } from '../src/index.js';
 import { loadHotpot, loadSciFact } from './lib/datasets.js';
@@ -21,8 +25,8 @@ import { runDataset } from './quality/datasets.js';
 import { measureEmbedding } from './quality/embedding.js';
 import { runSynthetic } from './quality/synthetic.js';
 import { runSpeed } from './speed/run-speed.js';
+import { renderSpeed, type SpeedReport } from './speed/report.js';
 import { machineInfo } from './lib/machine.js';
-import { canMeasureHeap } from './lib/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +34,7 @@ const { values } = parseArgs({
     sizes: { type: 'string' },
     queries: { type: 'string' },
     'hnsw-max': { type: 'string' },
+    systems: { type: 'string' },
     scifact: { type: 'string', default: '../shared/data/scifact' },
     hotpot: { type: 'string', default: '../shared/data/hotpotqa-100' },
     locomo: { type: 'string', default: '../shared/data/locomo-dev' },
@@ -56,21 +61,37 @@ async function loadEmbedder(): Promise<Embedder | null> {
   return TransformersEmbedder.create({ localModelPath: local.root, allowRemoteModels: false, dtype: 'fp32' });
 }
 
-const results: BenchResults = {
-  createdAt: new Date().toISOString(),
-  smoke,
-  machine: await machineInfo(),
-  heapMeasured: canMeasureHeap(),
-  settings: { part, sizes: [], queries: 0, hnswMax: 0 },
-};
+/** The commit measured: git's HEAD, or BENCH_COMMIT when the tree was copied out of git to be measured. */
+function sourceCommit(): string {
+  try {
+    return execSync('git rev-parse HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return process.env['BENCH_COMMIT'] ?? 'unknown';
+  }
+}
+
+const machine = await machineInfo();
+const dir = new URL('./results/', import.meta.url);
+await mkdir(dir, { recursive: true });
 
 if (wants('speed')) {
   const sizes = (values.sizes ?? (smoke ? '2000' : '10000,100000')).split(',').map(Number);
   const queries = Number(values.queries ?? (smoke ? 20 : 200));
   const hnswMax = Number(values['hnsw-max'] ?? (smoke ? 2000 : 100_000));
-  results.settings = { part, sizes, queries, hnswMax };
-  results.speed = await runSpeed({ sizes, dim: 384, queries, hnswMax, log });
+  const start = os.loadavg()[0]!;
+  const commit = sourceCommit();
+  const createdAt = new Date().toISOString();
+  const name = values.out ?? (smoke ? 'speed-smoke' : 'speed');
+  const write = async (done: SpeedReport['sizes']) => {
+    const report: SpeedReport = { createdAt, commit, machine, settings: { sizes, queries, hnswMax, dim: 384 }, load: { start, end: os.loadavg()[0]! }, sizes: done };
+    await writeFile(new URL(`${name}.json`, dir), JSON.stringify(report, null, 2));
+    await writeFile(new URL(`${name}.md`, dir), renderSpeed(report));
+    log(`wrote bench/results/${name}.json, ${name}.md (sizes ${done.map((s) => s.n).join(', ')})`);
+  };
+  await runSpeed({ sizes, dim: 384, queries, hnswMax, log, onSize: write, ...(values.systems ? { only: values.systems.split(',') } : {}) });
 }
+
+const results: BenchResults = { createdAt: new Date().toISOString(), smoke, machine, settings: { part } };
 
 if (wants('quality') || wants('embed')) {
   const embedder = await loadEmbedder();
@@ -86,6 +107,10 @@ if (wants('quality') || wants('embed')) {
       results.quality.datasets.push(await runDataset(await loadHotpot(values.hotpot!), embedder, log, limit));
     } else log(`HotpotQA not found at ${values.hotpot}: skipped`);
   }
+  const name = values.out ?? (smoke ? 'smoke' : 'latest');
+  await writeFile(new URL(`${name}.json`, dir), JSON.stringify(results, null, 2));
+  await writeFile(new URL(`${name}.md`, dir), renderReport(results));
+  log(`wrote bench/results/${name}.json, ${name}.md`);
 }
 
 if (parts.has('postgres') || parts.has('postgres-speed')) {
@@ -102,15 +127,5 @@ if (parts.has('postgres') || parts.has('postgres-speed')) {
     out: smoke ? 'postgres-smoke' : 'postgres',
     log,
   });
-  if (![...parts].some((p) => p === 'all' || !p.startsWith('postgres'))) process.exit(0);
 }
-
-const name = values.out ?? (smoke ? 'smoke' : 'latest');
-const dir = new URL('./results/', import.meta.url);
-await mkdir(dir, { recursive: true });
-const { markdown, svg } = renderReport(results, `${name}.svg`);
-await writeFile(new URL(`${name}.json`, dir), JSON.stringify(results, null, 2));
-await writeFile(new URL(`${name}.md`, dir), markdown);
-if (svg) await writeFile(new URL(`${name}.svg`, dir), svg);
-log(`wrote bench/results/${name}.json, ${name}.md${svg ? `, ${name}.svg` : ''}`);
 process.exit(0);

@@ -66,13 +66,17 @@ export function makeCorpus(n: number, dim: number, seed = 42): { docs: Doc[]; qu
   const clusters = Array.from({ length: Math.max(16, Math.round(Math.sqrt(n))) }, () => unit(Float32Array.from({ length: dim }, () => gaussian(random))));
   const start = Date.parse('2025-01-01T00:00:00Z');
   const docs: Doc[] = [];
+  // One allocation for all vectors: a process that drops the corpus gives the memory back, so
+  // what a system retains after build is not hidden under the corpus's freed fragments.
+  const all = new Float32Array(n * dim);
   for (let i = 0; i < n; i++) {
     const len = 12 + Math.floor(random() * 20);
     const parts: string[] = [];
     for (let j = 0; j < len; j++) parts.push(words[pick()]!);
     if (random() < 0.3) parts.splice(Math.floor(random() * parts.length), 0, `TKT-${1000 + Math.floor(random() * 9000)}`);
     const center = clusters[Math.floor(random() * clusters.length)]!;
-    const vector = unit(center.map((c) => c + gaussian(random) * 0.08));
+    const vector = all.subarray(i * dim, (i + 1) * dim);
+    vector.set(unit(center.map((c) => c + gaussian(random) * 0.08)));
     docs.push({ id: `d${i}`, text: parts.join(' '), vector, createdAt: start + Math.floor(random() * 600) * 86_400_000 });
   }
   const queries: SpeedQuery[] = [];

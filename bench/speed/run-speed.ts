@@ -1,8 +1,13 @@
-import { HybridMemory } from '../../src/index.js';
-import { makeCorpus, makeEdges, type SpeedQuery } from '../lib/corpus.js';
-import { canMeasureHeap, retainedBytes, summarize, timeAsync, type Summary } from '../lib/stats.js';
-import { hnswPeers } from './hnsw.js';
-import { exactScanPeers, fts5Peer, hybridMindPeers, miniSearchPeer, oramaPeers, type Peer } from './peers.js';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeCorpus, type Doc, type SpeedQuery } from '../lib/corpus.js';
+import { summarize, type Summary } from '../lib/stats.js';
+import type { ChildOptions, ChildResult } from './child.js';
+import { systems, K } from './systems.js';
+import { termStatistics, type TermStatistics } from './terms.js';
 
 export interface SpeedOptions {
   sizes: number[];
@@ -10,104 +15,129 @@ export interface SpeedOptions {
   queries: number;
   /** Largest store hnswlib-wasm is built for (its inserts are slow: minutes at 100k). */
   hnswMax: number;
+  /** Only these systems (by name), when given. */
+  only?: string[];
   log: (line: string) => void;
+  /** Called with the results so far after each size, so a long run that is cut short still reports. */
+  onSize?: (done: SizeResult[]) => Promise<void>;
 }
 
-export interface PeerResult {
+export interface ModeResult {
   name: string;
-  kind: Peer['kind'];
-  buildMs: number | null;
-  ingestPerSec: number | null;
+  system: string;
+  kind: string;
   latency: Summary;
-  retainedBytes: number | null;
-  persistedBytes: number | null;
-  /** Vector peers: overlap of their top 10 with the exact top 10. */
+  /** Vector modes: overlap of their top 10 with the exact (float64) top 10. */
   recallAt10: number | null;
+}
+
+export interface SystemResult {
+  name: string;
+  config: Record<string, unknown>;
+  buildMs: number;
+  readyMs: number | null;
+  ingestPerSec: number;
+  memory: ChildResult['memory'] & { rssOverBaseline: number | null };
+  persistedBytes: number | null;
+  coldOpenMs: number | null;
+  /** 1-minute load average before and after this system's process ran. */
+  load: [number, number];
 }
 
 export interface SizeResult {
   n: number;
-  peers: PeerResult[];
-  coldOpenMs: number;
-  coldOpenRebuildMs: number;
+  similarity: number;
+  terms: TermStatistics;
+  systems: SystemResult[];
+  modes: ModeResult[];
 }
 
-/**
- * One store size: every peer is built from the same documents and vectors, then the queries run
- * round-robin (query i goes to every peer before query i+1), so drift in the machine's speed
- * hits all peers alike.
- */
-async function runSize(n: number, o: SpeedOptions): Promise<SizeResult> {
-  const { docs, queries: allQueries } = makeCorpus(n, o.dim);
-  const edges = makeEdges(docs);
-  const queries = allQueries.slice(0, o.queries);
-  const ours = hybridMindPeers();
-  const groups: Peer[][] = [ours.peers, oramaPeers(o.dim), [miniSearchPeer()], [fts5Peer()], ...(await exactScanPeers()).map((p) => [p])];
-  if (n <= o.hnswMax) groups.push(hnswPeers(100, [64, 128]), hnswPeers(200, [64, 128]));
+const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 
-  const built = new Map<Peer, { buildMs: number | null; retained: number | null }>();
-  for (const group of groups) {
-    const before = canMeasureHeap() ? retainedBytes() : 0;
-    const [, ms] = await timeAsync(() => group[0]!.build(docs, edges));
-    const retained = canMeasureHeap() ? retainedBytes() - before : null;
-    o.log(`  built ${group[0]!.name} in ${(ms / 1000).toFixed(1)} s`);
-    group.forEach((p, i) => built.set(p, { buildMs: i === 0 ? ms : null, retained: i === 0 ? retained : null }));
-  }
-  const peers = groups.flat();
-  const floor = peers.find((p) => p.name.includes('(floor)'))!;
-  const exact = await Promise.all(queries.map((q) => floor.query(q)));
+function runChild(options: ChildOptions): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=16384', '--import', 'tsx', CHILD, JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${options.system} at n=${options.n} exited with ${code}`))));
+  });
+}
 
-  const samples = new Map<Peer, number[]>(peers.map((p) => [p, []]));
-  const overlap = new Map<Peer, number>(peers.map((p) => [p, 0]));
-  for (let warm = 0; warm < Math.min(10, queries.length); warm++) for (const p of peers) await p.query(queries[warm]!);
-  const started = performance.now();
-  for (let i = 0; i < queries.length; i++) {
-    if (i > 0 && i % 25 === 0) o.log(`  ${i}/${queries.length} queries round-robin (${((performance.now() - started) / 1000).toFixed(0)} s)`);
-    const q: SpeedQuery = queries[i]!;
-    for (let j = 0; j < peers.length; j++) {
-      const p = peers[(i + j) % peers.length]!;
-      const t0 = performance.now();
-      const found = await p.query(q);
-      samples.get(p)!.push(performance.now() - t0);
-      if (p.kind === 'vector') {
-        const truth = new Set(exact[i]);
-        overlap.set(p, overlap.get(p)! + found.filter((id) => truth.has(id)).length / Math.max(1, truth.size));
-      }
+/** Exact top 10 in float64, independent of every system measured. */
+function exactTop(docs: readonly Doc[], q: SpeedQuery): Array<{ id: string; score: number }> {
+  const best: Array<{ id: string; score: number }> = [];
+  for (const d of docs) {
+    let s = 0;
+    for (let i = 0; i < q.vector.length; i++) s += d.vector[i]! * q.vector[i]!;
+    if (best.length < K || s > best[best.length - 1]!.score) {
+      best.push({ id: d.id, score: s });
+      best.sort((a, b) => b.score - a.score);
+      if (best.length > K) best.pop();
     }
   }
+  return best;
+}
 
-  o.log('  cold open');
-  const bytes = await ours.store().exportDatabase();
-  const [, coldOpenMs] = await timeAsync(async () => {
-    const reopened = await HybridMemory.open({ storage: { bytes }, embedder: null, ann: false });
-    await reopened.recall(queries[0]!.text, { queryEmbedding: queries[0]!.vector });
-    await reopened.close();
-  });
+async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeResult> {
+  const { docs, queries: all } = makeCorpus(n, o.dim);
+  const queries = all.slice(0, o.queries);
+  const exact = queries.map((q) => exactTop(docs, q));
+  // Small margin below the lowest 10th-best score: float32 inside Orama may round a hair lower.
+  const similarity = Math.min(...exact.map((e) => e[K - 1]!.score)) - 1e-3;
+  const terms = termStatistics(docs, queries);
+  const wanted = systems(o.dim).filter((s) => (!o.only || o.only.includes(s.name) || s.name === 'baseline') && (!s.name.startsWith('hnswlib') || n <= o.hnswMax) && n >= (s.minN ?? 0));
 
-  const results: PeerResult[] = [];
-  for (const p of peers) {
-    const b = built.get(p)!;
-    results.push({
-      name: p.name,
-      kind: p.kind,
-      buildMs: b.buildMs,
-      ingestPerSec: b.buildMs === null ? null : n / (b.buildMs / 1000),
-      latency: summarize(samples.get(p)!),
-      retainedBytes: b.retained,
-      persistedBytes: p.persistedBytes ? await p.persistedBytes() : null,
-      recallAt10: p.kind === 'vector' ? overlap.get(p)! / queries.length : null,
-    });
+  const results: ChildResult[] = [];
+  const loads: Array<[number, number]> = [];
+  for (const s of wanted) {
+    const before = os.loadavg()[0]!;
+    o.log(`  n=${n}: ${s.name} (load ${before.toFixed(2)})`);
+    const out = join(dir, `${n}-${s.name.replace(/\W+/g, '_')}.json`);
+    const t0 = performance.now();
+    await runChild({ system: s.name, n, dim: o.dim, queries: queries.length, similarity, out });
+    results.push(JSON.parse(await readFile(out, 'utf8')) as ChildResult);
+    loads.push([before, os.loadavg()[0]!]);
+    o.log(`    done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
-  for (const p of peers) await p.close?.();
-  const rebuild = built.get(ours.peers[0]!)!.buildMs!;
-  return { n, peers: results, coldOpenMs, coldOpenRebuildMs: rebuild };
+
+  const base = results.find((r) => r.system === 'baseline')?.memory.rss ?? null;
+  const truth = exact.map((e) => new Set(e.map((x) => x.id)));
+  const modes: ModeResult[] = results.flatMap((r) =>
+    r.modes.map((m) => ({
+      name: m.name,
+      system: r.system,
+      kind: m.kind,
+      latency: summarize(m.latencyMs),
+      recallAt10: m.kind === 'vector' ? m.ids.reduce((s, ids, i) => s + ids.filter((id) => truth[i]!.has(id)).length / K, 0) / queries.length : null,
+    })),
+  );
+  return {
+    n,
+    similarity,
+    terms,
+    modes,
+    systems: results.map((r, i) => ({
+      name: r.system,
+      config: r.config,
+      buildMs: r.buildMs,
+      readyMs: r.readyMs,
+      ingestPerSec: n / (r.buildMs / 1000),
+      memory: { ...r.memory, rssOverBaseline: base === null ? null : r.memory.rss - base },
+      persistedBytes: r.persistedBytes,
+      coldOpenMs: r.coldOpenMs,
+      load: loads[i]!,
+    })),
+  };
 }
 
 export async function runSpeed(o: SpeedOptions): Promise<SizeResult[]> {
+  // Kept when the run fails, so a long run's finished systems can be read.
+  const dir = await mkdtemp(join(os.tmpdir(), 'hybridmind-speed-'));
   const out: SizeResult[] = [];
   for (const n of o.sizes) {
-    o.log(`speed: n = ${n}`);
-    out.push(await runSize(n, o));
+    o.log(`speed: n = ${n} (per-system results in ${dir})`);
+    out.push(await runSize(n, o, dir));
+    await o.onSize?.(out);
   }
+  await rm(dir, { recursive: true, force: true });
   return out;
 }

@@ -366,6 +366,7 @@ export class HybridMemory {
   async exportDatabase(): Promise<Uint8Array> {
     this.#open('exportDatabase');
     if (!this.#repo.db.serialize) throw new HybridMindError('UNSUPPORTED', 'exportDatabase', `storage ${this.#repo.db.name} cannot serialise itself`);
+    this.#saveDerived();
     return this.#repo.db.serialize();
   }
 
@@ -446,9 +447,19 @@ export class HybridMemory {
     if (this.#closed) return;
     this.#closed = true;
     await this.#enrichment?.stop();
+    this.#saveDerived();
     this.#indexes.close();
     this.#indexes.clear();
     this.#repo.db.close();
+  }
+
+  /** The next open loads the lexical index instead of rebuilding it; failing to save only costs that. */
+  #saveDerived(): void {
+    try {
+      this.#indexes.saveDerived();
+    } catch (error) {
+      this.#logger('warn', 'could not save the lexical index; the next open rebuilds it', { error });
+    }
   }
 
   #open(method: string): void {

@@ -4,11 +4,12 @@ import { AdaptiveVectorIndex, type AnnOptions } from '../legs/vector/adaptive-in
 import { FlatVectorIndex } from '../legs/vector/flat-index.js';
 import type { VectorKernel } from '../legs/vector/kernel.js';
 import type { LexicalIndex, VectorIndex } from '../legs/types.js';
-import type { Logger } from '../logger.js';
+import { silentLogger, type Logger } from '../logger.js';
 import { sqlAnnStore } from '../storage/ann-store.js';
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
 import { AutoEdges, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
+import { loadSavedLexical, saveLexical, storeStamp } from './saved-lexical.js';
 import type { NeighbourAveraging } from './neighbour-averaging.js';
 import type { RecallParts } from './recall.js';
 
@@ -27,7 +28,7 @@ export interface IndexOptions {
  */
 export class Indexes implements RecallParts {
   readonly catalog = new Catalog();
-  readonly lexical: LexicalIndex = new Bm25Index();
+  lexical: LexicalIndex = new Bm25Index();
   readonly graph = new GraphIndex();
   vector: VectorIndex | null = null;
   readonly repository: Repository;
@@ -39,6 +40,8 @@ export class Indexes implements RecallParts {
   readonly #ann: AnnOptions | false;
   readonly #logger: Logger | undefined;
   readonly #options: IndexOptions;
+  /** Stamp of the lexical index saved in `derived_index`, when it matches the one in memory. */
+  #savedStamp: string | null = null;
 
   /** `ann: false` keeps the exact scan at any size; otherwise HNSW takes over past its threshold. */
   constructor(repository: Repository, options: IndexOptions) {
@@ -71,13 +74,30 @@ export class Indexes implements RecallParts {
    * the rows about to replace this repository's, so the indexes are ready before the swap.
    */
   rebuild(source: Repository = this.repository): void {
-    for (const row of source.allMemories()) this.addMemory(row);
+    const saved = source === this.repository ? this.#loadSavedLexical() : null;
+    if (saved) this.lexical = saved;
+    for (const row of source.allMemories()) this.addMemory(row, saved === null);
     for (const edge of source.allEdges()) this.addEdge(edge);
     const vectors = source.allVectors();
     if (vectors.length > 0) {
       const index = this.ensureVectorIndex(vectors[0]!.vector.length);
       for (const { no, vector } of vectors) index.add(no, vector);
     }
+  }
+
+  #loadSavedLexical(): LexicalIndex | null {
+    const stamp = storeStamp(this.repository);
+    const saved = loadSavedLexical(this.repository, stamp, this.#logger ?? silentLogger);
+    if (saved) this.#savedStamp = stamp.key;
+    return saved;
+  }
+
+  /** Saves the lexical index for the next open, unless the saved one is already current (close, export). */
+  saveDerived(): void {
+    const stamp = storeStamp(this.repository);
+    if (stamp.key === this.#savedStamp) return;
+    saveLexical(this.repository, stamp, this.lexical);
+    this.#savedStamp = stamp.key;
   }
 
   /** Empty indexes over the same database, kernel and options, to be filled and swapped in by a restore. */
@@ -90,9 +110,10 @@ export class Indexes implements RecallParts {
     return this.vector;
   }
 
-  addMemory(row: MemoryRow): void {
+  /** `lexical: false` when the lexical index already holds the text (loaded from its saved form). */
+  addMemory(row: MemoryRow, lexical = true): void {
     const entry = this.catalog.set(row);
-    this.lexical.add(row.no, row.text);
+    if (lexical) this.lexical.add(row.no, row.text);
     this.graph.addNode(row.no);
     this.auto?.register({ no: row.no, id: row.id, text: row.text, metadata: entry.metadata });
   }

@@ -55,11 +55,23 @@ export class Repository {
    */
   transaction<T>(method: string, fn: () => T): T {
     try {
-      return this.db.transaction(fn);
+      return this.db.transaction(() => {
+        const before = this.#changes();
+        const result = fn();
+        // Every committed write that changed a row moves the generation, so saved indexes can tell they are stale.
+        if (this.#changes() !== before) {
+          this.db.exec("INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1");
+        }
+        return result;
+      });
     } catch (cause) {
       if (cause instanceof HybridMindError) throw cause;
       throw new HybridMindError('STORAGE', method, `the write was rolled back: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     }
+  }
+
+  #changes(): number {
+    return Number(this.db.all<{ n: number }>('SELECT total_changes() AS n')[0]!.n);
   }
 
   getMeta(key: string): string | null {

@@ -44,6 +44,13 @@ const MIGRATIONS: readonly string[] = [
    );`,
   // The model's own vector when the stored one was averaged with its neighbours (an option).
   `ALTER TABLE vectors ADD COLUMN raw BLOB;`,
+  // Saved in-memory indexes (the lexical leg's), stamped with the store generation they were built
+  // at: derived data, loaded on open only while the stamp still matches, emptied on import.
+  `CREATE TABLE derived_index (
+     name TEXT PRIMARY KEY,
+     stamp TEXT NOT NULL,
+     bytes BLOB NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

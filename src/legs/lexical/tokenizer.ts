@@ -26,7 +26,8 @@ export const TOKENIZER_VERSION = 1;
 /** Longer tokens (base64 blobs, minified code) are dropped; their parts still count. */
 export const MAX_TOKEN_LENGTH = 255;
 
-const STOP_WORDS: ReadonlySet<string> = new Set([
+/** Lucene's English stop-word set; exported so benchmarks give every peer the same list. */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
   'a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it',
   'no', 'not', 'of', 'on', 'or', 'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they',
   'this', 'to', 'was', 'will', 'with',
@@ -43,6 +44,12 @@ const TRAILING_JUNK = /[^\p{L}\p{M}\p{N}+#]+$/u;
 const WORD_ONLY = /^[\p{L}\p{M}\u200c\u200d]+$/u;
 const HAS_ALNUM = /[\p{L}\p{N}]/u;
 const ASCII_WORD = /^[a-z]+$/;
+const ASCII_TEXT = /^[\x00-\x7f]*$/;
+// One optional capital then lowercase ASCII letters, short enough that its stem is a valid term.
+const SIMPLE_WORD = /^[A-Z]?[a-z]{1,63}$/;
+// Word frequencies are Zipfian: a small cache answers most stems; cleared when full to stay bounded.
+const STEM_CACHE_SIZE = 50_000;
+const STEMS = new Map<string, string>();
 const CAMEL_BOUNDARY = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
 const CAMEL = /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
 const CJK = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u;
@@ -69,8 +76,16 @@ const SEPARATORS: readonly RegExp[] = [/[/\\@:?&=#~$%+]/, /-/, /[._]/];
  */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  const prepared = text.normalize('NFKC').replace(POSSESSIVE, '').replace(INNER_APOSTROPHE, '');
+  // ASCII is already NFKC, and both apostrophe rules need an apostrophe: most text skips all three passes.
+  let prepared = ASCII_TEXT.test(text) ? text : text.normalize('NFKC');
+  if (prepared.includes("'") || prepared.includes('’')) prepared = prepared.replace(POSSESSIVE, '').replace(INNER_APOSTROPHE, '');
   for (const match of prepared.matchAll(CHUNK)) {
+    if (SIMPLE_WORD.test(match[0])) {
+      // The common case, short-cut: nothing to trim or split, not camelCase, no other script.
+      const term = plainTerm(match[0].toLowerCase());
+      if (term !== null) out.push(term);
+      continue;
+    }
     const chunk = trimEdges(match[0]);
     if (!HAS_ALNUM.test(chunk)) continue;
     const terms = new Set<string>();
@@ -146,10 +161,22 @@ function addWord(word: string, out: Set<string>): void {
   }
 }
 
+/** A lowercase ASCII word's term: null for a stop word, else its (cached) Porter stem. */
+function plainTerm(word: string): string | null {
+  if (STOP_WORDS.has(word)) return null;
+  let stem = STEMS.get(word);
+  if (stem === undefined) {
+    if (STEMS.size >= STEM_CACHE_SIZE) STEMS.clear();
+    stem = stemmer(word);
+    STEMS.set(word, stem);
+  }
+  return stem;
+}
+
 function addPlain(word: string, out: Set<string>): void {
   if (STOP_WORDS.has(word)) return;
   if (ASCII_WORD.test(word)) {
-    push(stemmer(word), out);
+    push(plainTerm(word)!, out);
     return;
   }
   push(word, out);

@@ -1,0 +1,107 @@
+/**
+ * One system in one process: `node --expose-gc --import tsx bench/speed/child.ts <json options>`.
+ * A fresh process per system means nobody pays for another's garbage, and the memory read after
+ * build is the system's own (RSS and heap after a full GC, the corpus already dropped).
+ */
+import { writeFile } from 'node:fs/promises';
+import { makeCorpus, makeEdges, type SpeedQuery } from '../lib/corpus.js';
+import { rng } from '../lib/stats.js';
+import { systems, type Built, type Mode } from './systems.js';
+
+export interface ChildOptions {
+  system: string;
+  n: number;
+  dim: number;
+  queries: number;
+  similarity: number;
+  out: string;
+}
+
+export interface ModeRun {
+  name: string;
+  kind: Mode['kind'];
+  /** Per query, in query-set order (not in the order they ran). */
+  latencyMs: number[];
+  ids: string[][];
+}
+
+export interface ChildResult {
+  system: string;
+  config: Record<string, unknown>;
+  buildMs: number;
+  /** Build start → background indexes done (HNSW), when the system builds any. */
+  readyMs: number | null;
+  memory: { rss: number; heapUsed: number; external: number; arrayBuffers: number };
+  persistedBytes: number | null;
+  coldOpenMs: number | null;
+  modes: ModeRun[];
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with node --expose-gc');
+
+function hash(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/** A permutation of the query set seeded by the mode's name: each mode runs its own order. */
+function order(count: number, name: string): number[] {
+  const random = rng(hash(name));
+  const out = Array.from({ length: count }, (_, i) => i);
+  for (let i = count - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/**
+ * Modes take turns query by query (mode A's i-th, mode B's i-th, …), each through its own order,
+ * so no mode meets a query the previous mode has just warmed the caches for.
+ */
+async function runModes(built: Built, queries: readonly SpeedQuery[]): Promise<ModeRun[]> {
+  const runs = built.modes.map((m) => ({ mode: m, order: order(queries.length, m.name), latencyMs: new Array<number>(queries.length), ids: new Array<string[]>(queries.length) }));
+  for (const r of runs) for (const i of r.order.slice(0, 10)) await r.mode.query(queries[i]!);
+  for (let step = 0; step < queries.length; step++) {
+    for (let j = 0; j < runs.length; j++) {
+      const r = runs[(step + j) % runs.length]!;
+      const i = r.order[step]!;
+      const t0 = performance.now();
+      const found = await r.mode.query(queries[i]!);
+      r.latencyMs[i] = performance.now() - t0;
+      r.ids[i] = found;
+    }
+  }
+  return runs.map((r) => ({ name: r.mode.name, kind: r.mode.kind, latencyMs: r.latencyMs, ids: r.ids }));
+}
+
+async function main(o: ChildOptions): Promise<ChildResult> {
+  const system = systems(o.dim).find((s) => s.name === o.system);
+  if (!system) throw new Error(`unknown system ${o.system}`);
+  let corpus: ReturnType<typeof makeCorpus> | null = makeCorpus(o.n, o.dim);
+  const queries = corpus.queries.slice(0, o.queries);
+  let ctx: Parameters<typeof system.build>[0] | null = { docs: corpus.docs, edges: makeEdges(corpus.docs), similarity: o.similarity };
+  let prepared = await system.prepare?.(ctx);
+  gc!();
+  const t0 = performance.now();
+  const built = await system.build(ctx, prepared);
+  const buildMs = performance.now() - t0;
+  await built.ready;
+  const readyMs = built.ready ? performance.now() - t0 : null;
+  corpus = null;
+  ctx = null;
+  prepared = null;
+  gc!();
+  gc!();
+  const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  const persistedBytes = built.persistedBytes ? await built.persistedBytes() : null;
+  const modes = await runModes(built, queries);
+  const coldOpenMs = built.coldOpen ? await built.coldOpen(queries[0]!) : null;
+  return { system: system.name, config: system.config, buildMs, readyMs, memory: { rss, heapUsed, external, arrayBuffers }, persistedBytes, coldOpenMs, modes };
+}
+
+const options = JSON.parse(process.argv[2]!) as ChildOptions;
+await writeFile(options.out, JSON.stringify(await main(options)));
+process.exit(0);

@@ -1,0 +1,116 @@
+import { mib, ms, num, table } from '../lib/format.js';
+import type { SizeResult, SystemResult } from './run-speed.js';
+
+export interface SpeedReport {
+  createdAt: string;
+  commit: string;
+  machine: { cpu: string; cores: number; memoryGiB: number; platform: string; node: string; versions: Record<string, string> };
+  settings: { sizes: number[]; queries: number; hnswMax: number; dim: number };
+  /** 1-minute load average when the run started and ended (other work on the machine shows here). */
+  load: { start: number; end: number };
+  sizes: SizeResult[];
+}
+
+interface Target {
+  name: string;
+  goal: string;
+  measured: number | null;
+  met: boolean | null;
+  detail: string;
+}
+
+const mode = (s: SizeResult, name: string) => s.modes.find((m) => m.name === name);
+const system = (s: SizeResult, name: string) => s.systems.find((x) => x.name === name);
+
+/** Issue 14's targets, each a ratio of two figures measured in the same run. */
+export function targets(r: SpeedReport): Target[] {
+  const out: Target[] = [];
+  const ratio = (name: string, goal: string, a: number | null | undefined, b: number | null | undefined, ok: (x: number) => boolean, detail: string) => {
+    const measured = a == null || b == null ? null : a / b;
+    out.push({ name, goal, measured, met: measured === null ? null : ok(measured), detail });
+  };
+  for (const s of r.sizes) {
+    const oramaHybrid = mode(s, 'orama hybrid');
+    const orama = system(s, 'orama');
+    for (const [suffix, name] of [['', 'hybridmind'], [', HNSW', 'hybridmind (default ann)']] as const) {
+      const ours = system(s, name);
+      if (!ours) continue;
+      const at = `${name}, n=${s.n}`;
+      const hybrid = mode(s, `hybridmind hybrid (4 legs)${suffix}`);
+      const graph = mode(s, `hybridmind graph leg${suffix}`);
+      ratio(`hybrid p50 vs Orama hybrid p50 (${at})`, '≤ 0.10×', hybrid?.latency.median, oramaHybrid?.latency.median, (x) => x <= 0.1, `${ms(hybrid?.latency.median)} vs ${ms(oramaHybrid?.latency.median)} ms`);
+      ratio(`hybrid p95 vs its p50 (${at})`, '≤ 3×', hybrid?.latency.p95, hybrid?.latency.median, (x) => x <= 3, `${ms(hybrid?.latency.p95)} vs ${ms(hybrid?.latency.median)} ms`);
+      if (s.n >= 100_000) ratio(`graph leg p50 in ms (${at})`, '≤ 5', graph?.latency.median, 1, (x) => x <= 5, `${ms(graph?.latency.median)} ms`);
+      ratio(`ingest docs/s vs Orama insertMultiple (${at})`, '≥ 1.5×', ours.ingestPerSec, orama?.ingestPerSec, (x) => x >= 1.5, `${num(ours.ingestPerSec, 0)} vs ${num(orama?.ingestPerSec, 0)} docs/s`);
+      ratio(`memory (RSS over baseline) vs Orama (${at})`, '≤ 0.35×', ours.memory.rssOverBaseline, orama?.memory.rssOverBaseline, (x) => x <= 0.35, `${mib(ours.memory.rssOverBaseline)} vs ${mib(orama?.memory.rssOverBaseline)} MiB`);
+      ratio(`cold open vs full rebuild (${at})`, '≤ 0.05×', ours.coldOpenMs, ours.buildMs, (x) => x <= 0.05, `${ms(ours.coldOpenMs)} vs ${ms(ours.buildMs)} ms`);
+    }
+  }
+  return out;
+}
+
+function systemRows(s: SizeResult): string[][] {
+  return s.systems.map((x: SystemResult) => [
+    x.name,
+    num(x.buildMs / 1000, 2),
+    x.readyMs === null ? '' : num(x.readyMs / 1000, 1),
+    x.name === 'baseline' ? '–' : num(x.ingestPerSec, 0),
+    mib(x.memory.rss),
+    mib(x.memory.rssOverBaseline),
+    mib(x.memory.heapUsed),
+    mib(x.memory.external),
+    mib(x.persistedBytes),
+    ms(x.coldOpenMs),
+    `${x.load[0].toFixed(2)} → ${x.load[1].toFixed(2)}`,
+  ]);
+}
+
+function modeRows(s: SizeResult): string[][] {
+  const oramaHybrid = mode(s, 'orama hybrid')?.latency.median;
+  return s.modes.map((m) => [
+    m.name,
+    m.kind,
+    ms(m.latency.median),
+    ms(m.latency.p95),
+    ms(m.latency.mean),
+    m.recallAt10 === null ? '' : num(m.recallAt10),
+    m.kind === 'hybrid' && oramaHybrid ? `${num(m.latency.median / oramaHybrid)}×` : '',
+  ]);
+}
+
+export function renderSpeed(r: SpeedReport): string {
+  const m = r.machine;
+  const lines = [
+    '# HybridMind speed benchmark',
+    '',
+    `Run ${r.createdAt} (commit ${r.commit}) on ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`,
+    `Versions: ${Object.entries(m.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    `Settings: sizes ${r.settings.sizes.join(', ')}; ${r.settings.queries} queries per size; k = 10; ${r.settings.dim}-d clustered synthetic vectors, the same precomputed vectors for every system; hnswlib-wasm up to n = ${r.settings.hnswMax}.`,
+    '',
+    `Load average (1 min): ${r.load.start.toFixed(2)} at the start, ${r.load.end.toFixed(2)} at the end, and per system below. The machine (2 cores) was shared with other work during the run, so absolute times carry that noise; every ratio compares figures from the same run.`,
+    '',
+    'Method: every system is built and measured in its own Node process (`bench/speed/child.ts`), so no system pays for another\'s garbage and memory is the process\'s own: RSS and heap after build, after the corpus was dropped and two full GCs. "RSS over baseline" subtracts a process that generated and dropped the same corpus and built nothing. Systems with several modes run them query by query in turn, each mode through its own seeded order of the query set (hnswlib\'s ef settings too). Recall@10 is against an exact float64 top 10 computed outside every system. The floor is not this project\'s code: a memchr pass over as many bytes as the vectors take; the project\'s WASM-SIMD kernel is reported as its own row.',
+    '',
+    '## Targets (issue 14)',
+    '',
+    table(['target', 'goal', 'measured', 'met', 'detail'], targets(r).map((t) => [t.name, t.goal, t.measured === null ? '–' : `${num(t.measured)}`, t.met === null ? '–' : t.met ? 'yes' : '**no**', t.detail])),
+    '',
+  ];
+  for (const s of r.sizes) {
+    const t = s.terms;
+    lines.push(
+      `## n = ${s.n.toLocaleString('en')}`,
+      '',
+      `Query set: ${t.queries} queries, ${num(t.meanTerms, 2)} distinct terms each on average; ${t.withStopWord} hold a stop word, ${t.onlyStopWords} are only stop words (they find nothing lexically in any system). Postings touched per query (document frequency summed over its terms): ${num(t.meanPostingsAllTerms, 0)} with stop words, ${num(t.meanPostingsContentTerms, 0)} without (median ${t.medianPostingsContentTerms}). Every lexical system drops the same 33 stop words. Orama's vector similarity threshold: ${num(s.similarity, 4)}.`,
+      '',
+      table(['system', 'build s', 'background indexes ready s', 'ingest docs/s', 'RSS MiB', 'RSS over baseline MiB', 'heap MiB', 'external MiB', 'persisted MiB', 'cold open ms', 'load before → after'], systemRows(s)),
+      '',
+      table(['mode', 'kind', 'p50 ms', 'p95 ms', 'mean ms', 'recall@10 vs exact', 'p50 vs Orama hybrid'], modeRows(s)),
+      '',
+    );
+  }
+  lines.push('## Configuration of every system', '');
+  for (const x of r.sizes[0]?.systems ?? []) lines.push(`- **${x.name}**: \`${JSON.stringify(x.config)}\``);
+  lines.push('');
+  return lines.join('\n');
+}

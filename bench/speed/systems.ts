@@ -1,0 +1,271 @@
+import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
+import MiniSearch from 'minisearch';
+import { HybridMemory, SqliteWasmDriver, type RecallMode } from '../../src/index.js';
+import { STOP_WORDS } from '../../src/legs/lexical/tokenizer.js';
+import { FlatVectorIndex } from '../../src/legs/vector/flat-index.js';
+import { loadVectorKernel } from '../../src/legs/vector/kernel.js';
+import { loadSqlite3 } from '../../src/storage/sqlite-wasm.js';
+import type { Doc, SpeedQuery } from '../lib/corpus.js';
+
+/**
+ * Every system the speed benchmark measures. Each runs alone in its own process (see child.ts):
+ * built from the same documents and precomputed vectors, then asked the same queries in one or
+ * more modes. `config` is printed in the report so every setting can be checked against the
+ * system's own documentation.
+ */
+export interface Mode {
+  name: string;
+  /** What the query searches: text, vector, or both. */
+  kind: 'lexical' | 'vector' | 'hybrid' | 'floor';
+  query(q: SpeedQuery): Promise<string[]> | string[];
+}
+
+export interface Built {
+  modes: Mode[];
+  /** Bytes the system keeps on disk (its persisted form), when it has one. */
+  persistedBytes?(): Promise<number>;
+  /** Persisted form → reopened → first hybrid answer, in ms (ours only). */
+  coldOpen?(q: SpeedQuery): Promise<number>;
+  /** Settles when indexes built in the background are done (queries wait for it; ingest does not). */
+  ready?: Promise<void>;
+}
+
+export interface BuildContext {
+  docs: readonly Doc[];
+  edges: ReadonlyArray<[string, string]>;
+  /** Orama's vector threshold: the lowest exact 10th-best similarity over the query set. */
+  similarity: number;
+}
+
+export interface System {
+  name: string;
+  /** Smallest store the system is run at (below it, it would be another system's duplicate). */
+  minN?: number;
+  config: Record<string, unknown>;
+  /** Untimed: loads the library (WASM modules) and turns the documents into the input its API takes. */
+  prepare?(ctx: BuildContext): unknown;
+  /** Timed: everything needed before the first query can be answered. */
+  build(ctx: BuildContext, prepared: unknown): Promise<Built>;
+}
+
+export const K = 10;
+const BATCH = 1000;
+const STOP = [...STOP_WORDS];
+
+/** Lowercased whitespace terms without the shared stop words: the query every peer's lexical search gets. */
+export function contentTerms(text: string): string[] {
+  return text.toLowerCase().split(/\s+/).filter((t) => t !== '' && !STOP_WORDS.has(t));
+}
+
+/**
+ * HybridMind as a user opens it. `exact`: the WASM-SIMD scan at every size (`ann: false`).
+ * `default`: the library's defaults, where HNSW takes over past 20k vectors, built in the
+ * background; ingest is timed until every leg answers (the scan answers meanwhile) and the
+ * queries run once HNSW is ready.
+ */
+const hybridMind = (variant: 'exact' | 'default'): System => ({
+  name: variant === 'exact' ? 'hybridmind' : 'hybridmind (default ann)',
+  ...(variant === 'default' ? { minN: 20_001 } : {}),
+  config: {
+    open: variant === 'exact' ? { embedder: null, dim: 384, ann: false } : { embedder: null, dim: 384, ann: 'default (HNSW M 16, efConstruction 100, efSearch 64 past 20,000 vectors)' },
+    ingest: `storeMany in batches of ${BATCH} (id, text, embedding, createdAt), then relateMany(DEPENDS_ON edges)`,
+    recall: { k: K, queryEmbedding: 'precomputed', explain: false },
+    lexical: 'own tokenizer (identifier-aware, Porter stemming) with the shared stop-word list',
+    coldOpen: 'exportDatabase() (saves the lexical index first); timed: SqliteWasmDriver.open({ bytes }) (the persisted file as a driver, as the OPFS and Node file stores open it), open({ storage: driver }) and one hybrid recall',
+  },
+  async prepare({ docs }) {
+    let hnswReady!: () => void;
+    const ready = new Promise<void>((resolve) => (hnswReady = resolve));
+    const mem = await HybridMemory.open({
+      embedder: null,
+      dim: docs[0]!.vector.length,
+      ...(variant === 'exact' ? { ann: false } : { logger: (_level: string, message: string) => (message.startsWith('ann: HNSW built') || message.startsWith('ann: HNSW disabled')) && hnswReady() }),
+    });
+    return { mem, ready };
+  },
+  async build({ docs, edges }, prepared) {
+    const { mem, ready } = prepared as { mem: HybridMemory; ready: Promise<void> };
+    for (let i = 0; i < docs.length; i += BATCH) {
+      await mem.storeMany(docs.slice(i, i + BATCH).map((d) => ({ id: d.id, text: d.text, embedding: d.vector, createdAt: d.createdAt })));
+    }
+    await mem.relateMany(edges.map(([from, to]) => ({ from, to, type: 'DEPENDS_ON' })));
+    const leg = (mode: RecallMode, kind: Mode['kind']): Mode => ({
+      name: `${mode === 'hybrid' ? 'hybridmind hybrid (4 legs)' : `hybridmind ${mode} leg`}${variant === 'default' ? ', HNSW' : ''}`,
+      kind,
+      query: async (q) => (await mem.recall(q.text, { k: K, mode, queryEmbedding: q.vector, explain: false })).map((h) => h.id),
+    });
+    return {
+      modes: [leg('hybrid', 'hybrid'), leg('vector', 'vector'), leg('lexical', 'lexical'), leg('graph', 'lexical')],
+      ...(variant === 'default' ? { ready } : {}),
+      persistedBytes: async () => (await mem.exportDatabase()).byteLength,
+      coldOpen: async (q) => {
+        const bytes = await mem.exportDatabase();
+        const t0 = performance.now();
+        const driver = await SqliteWasmDriver.open({ bytes });
+        const reopened = await HybridMemory.open({ storage: driver, embedder: null, ...(variant === 'exact' ? { ann: false } : {}) });
+        await reopened.recall(q.text, { k: K, queryEmbedding: q.vector, explain: false });
+        const ms = performance.now() - t0;
+        await reopened.close();
+        return ms;
+      },
+    };
+  },
+});
+
+interface OramaDoc {
+  id: string;
+  text: string;
+  embedding: number[];
+}
+
+const orama = (dim: number): System => ({
+  name: 'orama',
+  config: {
+    create: { schema: { text: 'string', embedding: `vector[${dim}]` }, components: { tokenizer: { stopWords: 'the shared list (33 words)' } } },
+    ids: 'document `id` (not in the schema, so not indexed as text)',
+    ingest: `insertMultiple(db, docs, ${BATCH})`,
+    fulltext: { term: 'query text', properties: ['text'], limit: K },
+    vector: { mode: 'vector', property: 'embedding', similarity: 'lowest exact 10th-best score over the query set (keeps every exact top 10)', limit: K },
+    hybrid: { mode: 'hybrid', properties: ['text'], similarity: 'as vector', limit: K },
+  },
+  prepare: ({ docs }) => docs.map((d): OramaDoc => ({ id: d.id, text: d.text, embedding: Array.from(d.vector) })),
+  async build({ similarity }, prepared) {
+    const db: AnyOrama = create({
+      schema: { text: 'string', embedding: `vector[${dim}]` } as const,
+      components: { tokenizer: { stopWords: STOP } },
+    });
+    await insertMultiple(db, prepared as OramaDoc[], BATCH);
+    const ids = (r: { hits: Array<{ id: string }> }) => r.hits.map((h) => h.id);
+    const vector = (q: SpeedQuery) => ({ value: Array.from(q.vector), property: 'embedding' });
+    return {
+      modes: [
+        { name: 'orama hybrid', kind: 'hybrid', query: async (q) => ids(await search(db, { mode: 'hybrid', term: q.text, properties: ['text'], vector: vector(q), similarity, limit: K })) },
+        { name: 'orama fulltext', kind: 'lexical', query: async (q) => ids(await search(db, { term: q.text, properties: ['text'], limit: K })) },
+        { name: 'orama vector', kind: 'vector', query: async (q) => ids(await search(db, { mode: 'vector', vector: vector(q), similarity, limit: K })) },
+      ],
+    };
+  },
+});
+
+const miniSearch: System = {
+  name: 'minisearch',
+  config: {
+    options: { fields: ['text'], processTerm: 'lowercase, null for the shared stop words (as minisearch documents for stop words)' },
+    search: { combineWith: 'OR (default)', prefix: false, fuzzy: false },
+  },
+  async build({ docs }) {
+    const ms = new MiniSearch<{ id: string; text: string }>({
+      fields: ['text'],
+      processTerm: (term) => {
+        const t = term.toLowerCase();
+        return STOP_WORDS.has(t) ? null : t;
+      },
+    });
+    ms.addAll(docs.map((d) => ({ id: d.id, text: d.text })));
+    return { modes: [{ name: 'minisearch', kind: 'lexical', query: (q) => ms.search(q.text).slice(0, K).map((r) => String(r.id)) }] };
+  },
+};
+
+interface Oo1Db {
+  exec(opts: string | { sql: string; bind?: unknown[] }): unknown;
+  selectValues(sql: string, bind: unknown[]): unknown[];
+}
+
+const fts5: System = {
+  name: 'sqlite fts5',
+  config: {
+    table: 'CREATE VIRTUAL TABLE f USING fts5(text) (tokenizer unicode61, rowid = document number)',
+    ingest: 'one transaction, one INSERT per document',
+    query: "content terms (shared stop words removed) quoted and OR-ed: SELECT rowid FROM f WHERE f MATCH ? ORDER BY rank LIMIT 10",
+    note: 'FTS5 has no stop-word option; the stop words are removed from the query',
+  },
+  prepare: () => loadSqlite3(),
+  async build({ docs }, prepared) {
+    const sqlite3 = prepared as Awaited<ReturnType<typeof loadSqlite3>>;
+    const raw = new sqlite3.oo1.DB(':memory:', 'c');
+    const db = raw as unknown as Oo1Db;
+    db.exec('CREATE VIRTUAL TABLE f USING fts5(text)');
+    db.exec('BEGIN');
+    docs.forEach((d, i) => db.exec({ sql: 'INSERT INTO f (rowid, text) VALUES (?, ?)', bind: [i, d.text] }));
+    db.exec('COMMIT');
+    const ids = docs.map((d) => d.id);
+    return {
+      modes: [{
+        name: 'sqlite fts5',
+        kind: 'lexical',
+        query: (q) => {
+          const terms = contentTerms(q.text);
+          if (terms.length === 0) return [];
+          return db.selectValues('SELECT rowid FROM f WHERE f MATCH ? ORDER BY rank LIMIT 10', [terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ')]).map((no) => ids[Number(no)]!);
+        },
+      }],
+      persistedBytes: async () => sqlite3.capi.sqlite3_js_db_export(raw).byteLength,
+    };
+  },
+};
+
+/** Exact scans over one contiguous copy of the vectors: the project's WASM-SIMD kernel and plain JS. */
+const exactScan = (useWasm: boolean): System => ({
+  name: useWasm ? 'exact scan wasm-simd' : 'exact scan plain js',
+  config: { index: `FlatVectorIndex (this project's code), ${useWasm ? 'WASM SIMD kernel' : 'plain JavaScript loop'}`, k: K },
+  prepare: () => (useWasm ? loadVectorKernel() : null),
+  async build({ docs }, prepared) {
+    const index = new FlatVectorIndex(docs[0]!.vector.length, prepared as Awaited<ReturnType<typeof loadVectorKernel>> | null, { capacity: docs.length });
+    const ids = docs.map((d) => d.id);
+    docs.forEach((d, i) => index.add(i, d.vector));
+    return { modes: [{ name: useWasm ? 'exact scan wasm-simd (project kernel)' : 'exact scan plain js (project)', kind: 'vector', query: (q) => index.search(q.vector, K).map((s) => ids[s.no]!) }] };
+  },
+});
+
+/**
+ * What no exact scan can beat: reading as many bytes as the vectors take once. `memchr` (Node's
+ * `Buffer.indexOf` of one byte, here never found) runs at memory bandwidth and is not our code.
+ */
+const bandwidthFloor: System = {
+  name: 'memory bandwidth floor',
+  config: { pass: 'Buffer.indexOf(0) (memchr, no match) over a buffer of n × dim × 4 bytes filled with 0x2a' },
+  async build({ docs }) {
+    const bytes = Buffer.alloc(docs.length * docs[0]!.vector.length * 4, 0x2a);
+    return { modes: [{ name: 'memory-bandwidth floor (memchr over the vector bytes)', kind: 'floor', query: () => (bytes.indexOf(0) === -1 ? [] : ['unexpected']) }] };
+  },
+};
+
+type HnswLib = Awaited<ReturnType<typeof import('hnswlib-wasm/dist/hnswlib.js')['loadHnswlib']>>;
+
+/** hnswlib-wasm is built for browsers; in Node it needs `importScripts` to exist before it loads. */
+async function loadHnsw(): Promise<HnswLib> {
+  const g = globalThis as { importScripts?: () => void };
+  g.importScripts ??= () => {};
+  return (await import('hnswlib-wasm/dist/hnswlib.js')).loadHnswlib();
+}
+
+/** hnswlib's README settings (M 16, ef_construction 200); each ef setting gets its own query order. */
+const hnsw = (efConstruction: number, efSearches: readonly number[]): System => ({
+  name: `hnswlib-wasm efC${efConstruction}`,
+  config: { space: 'ip (unit vectors)', M: 16, efConstruction, efSearch: efSearches, randomSeed: 100, build: 'addPoint one by one' },
+  prepare: () => loadHnsw(),
+  async build({ docs }, prepared) {
+    const lib = prepared as HnswLib;
+    const index = new lib.HierarchicalNSW('ip', docs[0]!.vector.length, '');
+    index.initIndex(docs.length, 16, efConstruction, 100);
+    const ids = docs.map((d) => d.id);
+    docs.forEach((d, i) => index.addPoint(d.vector, i, false));
+    return {
+      modes: efSearches.map((ef): Mode => ({
+        name: `hnswlib-wasm M16 efC${efConstruction} ef${ef}`,
+        kind: 'vector',
+        query: (q) => {
+          index.setEfSearch(ef);
+          return Array.from(index.searchKnn(q.vector, K, undefined).neighbors, (n) => ids[n]!);
+        },
+      })),
+    };
+  },
+});
+
+/** Does nothing: its process shows what the corpus alone leaves behind, the base other systems' memory is read against. */
+const baseline: System = { name: 'baseline', config: { note: 'corpus generated, then dropped; no system built' }, build: async () => ({ modes: [] }) };
+
+export function systems(dim: number): System[] {
+  return [baseline, hybridMind('exact'), hybridMind('default'), orama(dim), miniSearch, fts5, exactScan(true), exactScan(false), bandwidthFloor, hnsw(200, [64, 128])];
+}
