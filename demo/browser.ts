@@ -132,6 +132,7 @@ export class MemoryBrowser {
         await this.#mem.update(r.id, patch);
         notify(`Saved ${r.id}${'text' in patch ? '; its new embedding follows in the background' : ''}`);
         await this.refresh();
+        await this.open(r.id, false);
       } catch (error) {
         notify(describeError(error), 'error');
       }

@@ -85,9 +85,11 @@ export async function renderExplanation(mem: RemoteMemory, index: number, ctx: A
     h('td', { class: 'num add', text: `+${fmt(p.contribution)}` })));
   const missing = (['vector', 'lexical', 'graph', 'time'] as LegName[]).filter((l) => !hit.legs[l]);
   if (e.extra > 0) {
-    const why = e.identifiers.length > 0
-      ? `you typed ${e.identifiers.map((w) => `“${w}”`).join(', ')} and this memory contains it verbatim, so the words leg votes a second time`
-      : 'it replaces (SUPERSEDES) a memory that matched, so it ranks at least as high as that one';
+    // The identifier vote is at most one more words-leg vote at rank 1; anything beyond is a supersession lift.
+    const maxVote = ctx.settings.weights.lexical / (rrfK + 1);
+    const typed = `you typed ${e.identifiers.map((w) => `“${w}”`).join(', ')} and this memory contains it verbatim, so the words leg votes a second time`;
+    const lift = 'it replaces (SUPERSEDES) a memory that matched, so it ranks at least as high as that one';
+    const why = e.identifiers.length === 0 ? lift : e.extra <= maxVote + 1e-9 ? typed : `${typed}; and ${lift}`;
     rows.push(h('tr', { 'data-leg': 'extra' }, h('th', { text: 'extra' }), h('td', { text: why }), h('td'), h('td', { class: 'num add', text: `+${fmt(e.extra)}` })));
   }
   if (e.factor !== 1) {

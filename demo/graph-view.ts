@@ -7,9 +7,9 @@ const COLORS: Record<string, string> = {
 };
 const NODE_FONT = 13;
 const EDGE_FONT = 11;
-// Character widths of the two label fonts (monospace ids, small-caps edge types), for collision boxes.
+// Character widths of the two label fonts (monospace ids, bold capitals for edge types), for collision boxes.
 const NODE_CHAR = NODE_FONT * 0.62;
-const EDGE_CHAR = EDGE_FONT * 0.62;
+const EDGE_CHAR = EDGE_FONT * 0.72;
 
 function el<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>, parent?: Element): SVGElementTagNameMap[K] {
   const node = document.createElementNS(NS, name);

@@ -2,8 +2,11 @@ import type { RemoteMemory } from '../src/client/index.js';
 import type { MemoryInput } from '../src/types.js';
 import { yieldToUi } from './dom.js';
 
-/** Memories per storeMany call: one transaction each, small enough that progress moves often. */
-export const IMPORT_BATCH = 100;
+/**
+ * Memories per storeMany call: one transaction each. Each call waits its turn behind the worker's
+ * embedding batches, so fewer, larger batches import faster; four steps still show progress.
+ */
+export const IMPORT_BATCH = 250;
 
 export interface ImportProgress {
   done: number;

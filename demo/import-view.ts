@@ -23,7 +23,7 @@ export async function loadSample(mem: RemoteMemory): Promise<void> {
 export class ImportPanel {
   readonly #mem: RemoteMemory;
   readonly #afterRestore: () => void;
-  #busy = false;
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(mem: RemoteMemory, afterRestore: () => void) {
     this.#mem = mem;
@@ -90,25 +90,21 @@ export class ImportPanel {
     }
   }
 
-  async #store(memories: MemoryInput[], source: string): Promise<boolean> {
+  /** Imports run one after another: a second drop waits for the first instead of interleaving. */
+  #store(memories: MemoryInput[], source: string): Promise<boolean> {
     if (memories.length === 0) {
       notify(`${source}: nothing to import`, 'error');
-      return false;
+      return Promise.resolve(false);
     }
-    if (this.#busy) {
-      notify('An import is still running; wait for it to finish.', 'error');
-      return false;
-    }
-    this.#busy = true;
-    try {
+    const run = this.#queue.then(async () => {
       const result = await importMemories(this.#mem, memories, (p) => this.#progress(`Importing ${source}: ${p.done} of ${p.total}`, p.done, p.total));
       const skipped = result.skipped ? `, ${result.skipped} already there (same id) skipped` : '';
       this.#progress(`Imported ${result.stored} memories from ${source}${skipped}; embeddings follow in the background`, 1, 1);
       notify(`Imported ${result.stored} memories from ${source}${skipped}`);
       return true;
-    } finally {
-      this.#busy = false;
-    }
+    });
+    this.#queue = run.catch(() => false);
+    return run;
   }
 
   #progress(label: string, done: number, total: number): void {
@@ -125,7 +121,8 @@ export class ImportPanel {
       const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: 'application/zip' }));
       const a = h('a', { href: url, download: `hybridmind-${new Date().toISOString().slice(0, 10)}.mind.zip` });
       a.click();
-      URL.revokeObjectURL(url);
+      // Revoked a moment later: revoking at once can cancel the download it just started.
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
       notify(`Exported ${(bytes.byteLength / 1024).toFixed(0)} KiB`);
     } catch (error) {
       notify(describeError(error), 'error');

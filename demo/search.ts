@@ -114,7 +114,7 @@ export class SearchPanel {
     for (const leg of LEGS) {
       const info = hit.legs[leg];
       if (!info) continue;
-      const extra = leg === 'lexical' && 'matched' in info ? ` · ${surfaceWords(query, info.matched).slice(0, 4).join(', ')}`
+      const extra = leg === 'lexical' && 'matched' in info ? ` · ${surfaceWords(query, info.matched).slice(0, 6).join(', ')}`
         : leg === 'graph' && 'distance' in info ? ` · ${info.distance === 0 ? 'anchor' : `${info.distance} link${info.distance === 1 ? '' : 's'}`}` : '';
       const chip = h('span', { class: `leg ${leg}`, title: leg }, `${LEG_NAMES[leg]} `, h('b', { text: `#${info.rank}` }), extra);
       box.append(chip);
