@@ -1,4 +1,5 @@
-export { HybridMemory, type OpenOptions, type ReadyReport } from './memory/hybrid-memory.js';
+export { HybridMemory, type OpenOptions } from './hybrid-memory.js';
+export type { ReadyReport } from './memory/core.js';
 export { HybridMindError, type ErrorCode } from './errors.js';
 export { EDGE_TYPES } from './types.js';
 export type * from './types.js';
@@ -12,7 +13,7 @@ export type { EnrichmentOptions, EnrichmentProgress, EnrichmentStatus } from './
 export { RECALL_DEFAULTS } from './memory/recall-options.js';
 export { tokenize } from './legs/lexical/tokenizer.js';
 export { VERSION } from './version.js';
-export type { ImportSnapshotOptions } from './memory/hybrid-memory.js';
+export type { ImportSnapshotOptions } from './hybrid-memory.js';
 export type { ListOptions, MemoryPage } from './memory/listing.js';
 export { SNAPSHOT_FORMAT, SNAPSHOT_LIMITS, type SnapshotLimits, type SnapshotManifest, type PartEntry } from './snapshot/format.js';
 export { verifySnapshot, type SnapshotExpectations } from './snapshot/read.js';

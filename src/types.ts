@@ -2,18 +2,14 @@
  * Public data shapes. Times are epoch milliseconds everywhere on output; inputs also accept a
  * `Date` or an ISO-8601 string. Vectors are `Float32Array`s of the store's dimension.
  */
+import type { Direction, LegName, MemoryStatus } from './legs/types.js';
 
+export type { Direction, LegName, MemoryStatus };
 export type TimeInput = number | string | Date;
 export type Metadata = Record<string, unknown>;
 
-/** The retrieval legs, in the order their explanations are listed. */
-export type LegName = 'vector' | 'lexical' | 'graph' | 'time';
 export type RecallMode = 'hybrid' | 'vector' | 'lexical' | 'graph';
 export type FusionMethod = 'rrf' | 'linear';
-export type Direction = 'out' | 'in' | 'both';
-
-/** `current`: valid at the reference time and not superseded. `historical`: no longer (or not yet) true. */
-export type MemoryStatus = 'current' | 'historical';
 
 /**
  * How far a memory has been indexed: `stored` (committed), `lexical` (BM25, graph and time see it),

@@ -1,7 +1,7 @@
 import * as Comlink from 'comlink';
 import { HybridMindError, invalid } from '../src/errors.js';
 import type { LogLevel } from '../src/logger.js';
-import type { HybridMemory } from '../src/memory/hybrid-memory.js';
+import type { HybridMemory } from '../src/hybrid-memory.js';
 import { MEMORY_METHODS, settle, toWire, transferables, unwrap, type MemoryEvent, type MemoryMethod, type Outcome } from '../src/client/protocol.js';
 import type { WorkerStoreOptions } from '../src/client/types.js';
 import { openStore, type OpenedStore } from './open-store.js';

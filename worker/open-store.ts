@@ -2,7 +2,7 @@ import type { Embedder } from '../src/embedder/types.js';
 import { TransformersEmbedder } from '../src/embedder/transformers.js';
 import { HybridMindError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
-import { HybridMemory } from '../src/memory/hybrid-memory.js';
+import { HybridMemory } from '../src/hybrid-memory.js';
 import { loadSqlite3, SqliteWasmDriver } from '../src/storage/sqlite-wasm.js';
 import type { WorkerStoreOptions } from '../src/client/types.js';
 import type { MemoryEvent } from '../src/client/protocol.js';

@@ -4,7 +4,7 @@
  */
 import { HybridMindError } from '../errors.js';
 import type { ContextItem, ContextOptions } from './context.js';
-import type { HybridMemory } from '../memory/hybrid-memory.js';
+import type { HybridMemory } from '../hybrid-memory.js';
 import type { MemoryInput, RecallFilter, RecallOptions } from '../types.js';
 import type { ToolName } from './definitions.js';
 import { toToolHit, type ToolHit } from './results.js';

@@ -3,6 +3,7 @@
  * become ISO-8601 strings (a model misreads epoch milliseconds), scores are rounded, and the
  * per-leg details shrink to ranks.
  */
+import { LEG_NAMES } from '../legs/types.js';
 import type { Hit, LegName, Metadata, MemoryStatus } from '../types.js';
 
 export interface ToolHit {
@@ -22,11 +23,9 @@ export interface ToolHit {
   via?: string[];
 }
 
-const LEGS: readonly LegName[] = ['vector', 'lexical', 'graph', 'time'];
-
 export function toToolHit(hit: Hit): ToolHit {
   const ranks: Partial<Record<LegName, number>> = {};
-  for (const leg of LEGS) {
+  for (const leg of LEG_NAMES) {
     const rank = hit.legs[leg]?.rank;
     if (rank !== undefined) ranks[leg] = rank;
   }

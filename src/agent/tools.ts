@@ -3,7 +3,7 @@
  * runs the call the model made. Both read the definitions in `definitions.ts`.
  */
 import { HybridMindError, show, type ErrorCode } from '../errors.js';
-import type { HybridMemory } from '../memory/hybrid-memory.js';
+import type { HybridMemory } from '../hybrid-memory.js';
 import { TOOL_DEFINITIONS, TOOL_NAMES, type ToolName } from './definitions.js';
 import { HANDLERS, type Args } from './handlers.js';
 import { SchemaViolation, assertSupportedSchema, validate } from './json-schema.js';

@@ -3,10 +3,13 @@ export type { ConnectOptions, RemoteMemory, WorkerStoreOptions } from './types.j
 export type { MemoryEvent } from './protocol.js';
 export { HybridMindError, type ErrorCode } from '../errors.js';
 
+import type { HybridMemory as Engine } from '../hybrid-memory.js';
 import { connect } from './connect.js';
 
 /**
- * The page-side face of `HybridMemory`: `HybridMemory.connect(worker, options)` without pulling
- * the engine (SQLite, the model) into the page bundle; they live in the worker.
+ * `HybridMemory` as a page sees it: the class's `connect` and nothing else, so
+ * `HybridMemory.connect(worker, options)` reads the same on both sides without pulling the
+ * engine (SQLite, the model) into the page bundle; it lives in the worker. Typed as the class's
+ * own static, so the two cannot drift apart.
  */
-export const HybridMemory = { connect } as const;
+export const HybridMemory: Pick<typeof Engine, 'connect'> = { connect };

@@ -6,7 +6,7 @@ import { HybridMindError, type ErrorCode } from '../errors.js';
  * rebuilt as `HybridMindError` on the other side, with the same code.
  */
 
-/** Methods of `HybridMemory` a client may call, forwarded by name. */
+/** Methods of `HybridMemory` a client may call, forwarded by name (`RemoteMemory` is typed from this list). */
 export const MEMORY_METHODS = [
   'store', 'storeMany', 'relate', 'relateMany', 'unrelate', 'update', 'forget', 'get', 'list', 'edges', 'autoEdges', 'removeAutoEdges',
   'recall', 'recallReport', 'context', 'checkCitations', 'compare', 'trace', 'path', 'ready', 'reembed', 'stats', 'compact',

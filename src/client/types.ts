@@ -1,6 +1,8 @@
-import type { HybridMemory } from '../memory/hybrid-memory.js';
+import type { CitationEvidence, CitationReport, Context, ContextOptions } from '../agent/context.js';
+import type { MemoryCore } from '../memory/core.js';
+import type { SnapshotLimits } from '../snapshot/format.js';
 import type { RecallDefaults } from '../types.js';
-import type { MemoryEvent } from './protocol.js';
+import type { MemoryEvent, MemoryMethod } from './protocol.js';
 
 /** What the worker opens: one store per worker. */
 export interface WorkerStoreOptions {
@@ -32,11 +34,24 @@ export interface ConnectOptions extends WorkerStoreOptions {
 
 type Promised<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 
-type MemoryApi = {
-  [K in 'store' | 'storeMany' | 'relate' | 'relateMany' | 'unrelate' | 'update' | 'forget' | 'get' | 'list' | 'edges' | 'autoEdges'
-    | 'removeAutoEdges' | 'recall' | 'recallReport' | 'context' | 'checkCitations' | 'compare' | 'trace' | 'path' | 'ready'
-    | 'reembed' | 'stats' | 'compact' | 'exportDatabase' | 'close']: Promised<HybridMemory[K]>;
-};
+/**
+ * The methods the public `HybridMemory` adds to the memory core from the agent and snapshot
+ * services. Declared here, beside the transport that forwards them, because the client sits
+ * below the facade; the facade `implements` it, so the two cannot drift apart.
+ */
+export interface ComposedMethods {
+  context(query: string, options?: ContextOptions): Promise<Context>;
+  checkCitations(text: string, contextOrIds: CitationEvidence | readonly string[]): Promise<CitationReport>;
+  /** A `.mind.zip` snapshot of the store. */
+  exportSnapshot(): Promise<Uint8Array>;
+  /** Replaces the store's contents with a snapshot's. */
+  restoreSnapshot(bytes: Uint8Array, options?: { limits?: SnapshotLimits }): Promise<void>;
+}
+
+/** Every method a client may call on `HybridMemory`, as the class declares it. */
+export type MemoryMethods = MemoryCore & ComposedMethods;
+
+type MemoryApi = { [K in MemoryMethod | 'close']: Promised<MemoryMethods[K]> };
 
 /**
  * `HybridMemory` seen from a page: the same methods, every one async, run in the worker (or, when
@@ -44,10 +59,6 @@ type MemoryApi = {
  * copied: pass a copy if you keep using one.
  */
 export interface RemoteMemory extends MemoryApi {
-  /** A `.mind.zip` snapshot of the store (when the library build includes snapshots). */
-  exportSnapshot(): Promise<Uint8Array>;
-  /** Replaces the store's contents with a snapshot. */
-  restoreSnapshot(bytes: Uint8Array): Promise<void>;
   /** `'owner'`: this tab's worker holds the store; `'follower'`: it goes through the owner tab. */
   role(): Promise<'owner' | 'follower'>;
   /** The model's state in the owner worker. */

@@ -5,7 +5,7 @@ import { readContent } from '../snapshot/content.js';
 import { corrupt, type SnapshotLimits, type SnapshotManifest } from '../snapshot/format.js';
 import { checkDerived, readParts } from '../snapshot/read.js';
 import { checkAgainstManifest, checkRows, checkSchemaVersion } from '../snapshot/store-db.js';
-import { tablesInDependencyOrder } from '../snapshot/replace.js';
+import { tablesInDependencyOrder } from '../storage/replace.js';
 import { DERIVED_TABLES } from '../validation/database.js';
 import { SKIP_INTERNAL, tableLayout } from './sqlite-file/image.js';
 import { SqliteFile } from './sqlite-file/read.js';

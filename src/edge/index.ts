@@ -3,7 +3,7 @@
  * transformers.js, which cannot start on Cloudflare's workerd: storage is the Durable Object's
  * SQLite, the dense leg an exact scan, embeddings come from the caller or a remote service.
  */
-export { HybridMemory, type OpenOptions } from '../memory/hybrid-memory.js';
+export { HybridMemory, type OpenOptions } from '../hybrid-memory.js';
 export { HybridMindError, type ErrorCode } from '../errors.js';
 export { EDGE_TYPES } from '../types.js';
 export type * from '../types.js';

@@ -1,4 +1,4 @@
-import { HybridMemory, type OpenOptions } from '../memory/hybrid-memory.js';
+import { HybridMemory, type OpenOptions } from '../hybrid-memory.js';
 import { DurableObjectDriver, type DurableObjectStorageLike } from './durable-object-driver.js';
 
 /** `HybridMemory.open` options on Workers: the storage is the Durable Object's and HNSW is off. */

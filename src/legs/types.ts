@@ -4,6 +4,16 @@
  * Legs are synchronous: their work is CPU-bound and must not interleave with writes.
  */
 
+/** The retrieval legs, in the order their explanations are listed. */
+export const LEG_NAMES = ['vector', 'lexical', 'graph', 'time'] as const;
+export type LegName = (typeof LEG_NAMES)[number];
+
+/** Which edges a graph walk follows, seen from the memory it stands on. */
+export type Direction = 'out' | 'in' | 'both';
+
+/** `current`: valid at the reference time and not superseded. `historical`: no longer (or not yet) true. */
+export type MemoryStatus = 'current' | 'historical';
+
 /** A ranked candidate, best first in any list a leg returns. */
 export interface Scored {
   no: number;

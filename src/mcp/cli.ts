@@ -11,7 +11,7 @@ import { TOOL_NAMES, type ToolName } from '../agent/tools.js';
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError } from '../errors.js';
 import type { Logger, LogLevel } from '../logger.js';
-import { HybridMemory } from '../memory/hybrid-memory.js';
+import { HybridMemory } from '../hybrid-memory.js';
 import { VERSION } from '../version.js';
 import { exportStore, importStore } from './snapshot-commands.js';
 import { createMcpServer } from './server.js';

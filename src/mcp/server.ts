@@ -7,7 +7,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HybridMindError } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
-import type { HybridMemory } from '../memory/hybrid-memory.js';
+import type { HybridMemory } from '../hybrid-memory.js';
 import { handleToolCall, isToolError, toolSchemas, TOOL_NAMES, type ToolName } from '../agent/tools.js';
 import { VERSION } from '../version.js';
 

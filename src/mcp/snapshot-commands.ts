@@ -7,7 +7,7 @@ import { access, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { HybridMindError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { HybridMemory } from '../memory/hybrid-memory.js';
+import { HybridMemory } from '../hybrid-memory.js';
 import { saveSnapshotFile } from '../snapshot/node-files.js';
 
 const METHOD = 'hybridmind-mcp';

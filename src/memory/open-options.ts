@@ -3,7 +3,6 @@ import { HybridMindError, invalid } from '../errors.js';
 import type { AnnOptions } from '../legs/vector/adaptive-index.js';
 import type { VectorKernelSource } from '../legs/vector/kernel.js';
 import type { Logger } from '../logger.js';
-import type { SnapshotLimits } from '../snapshot/format.js';
 import type { SqlDriver } from '../storage/driver.js';
 import type { RecallDefaults } from '../types.js';
 import { resolveAutoEdges, type AutoEdgeOptions, type ResolvedAutoEdges } from './auto-edges.js';
@@ -58,9 +57,6 @@ export interface OpenOptions {
    */
   neighbourAveraging?: NeighbourAveragingOption;
 }
-
-/** `HybridMemory.importSnapshot` options: those of `open` (the storage is the snapshot) plus reader limits. */
-export type ImportSnapshotOptions = Omit<OpenOptions, 'storage'> & { limits?: SnapshotLimits };
 
 const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel', 'ann', 'reembed', 'autoEdges', 'neighbourAveraging']);
 

@@ -1,4 +1,5 @@
 import { invalid } from '../errors.js';
+import { LEG_NAMES } from '../legs/types.js';
 import type { FusionMethod, LegWeights, RecallDefaults, RecallFilter, RecallMode, RecallOptions } from '../types.js';
 import {
   checkEdgeType,
@@ -52,7 +53,6 @@ export interface NormalizedFilter {
 
 const MODES: readonly RecallMode[] = ['hybrid', 'vector', 'lexical', 'graph'];
 const FUSIONS: readonly FusionMethod[] = ['rrf', 'linear'];
-const LEGS = ['vector', 'lexical', 'graph', 'time'] as const;
 const OPTION_KEYS = new Set([
   'k', 'mode', 'weights', 'rrfK', 'fusion', 'alpha', 'beta', 'anchors', 'depth', 'edgeTypes', 'asOf',
   'halfLifeDays', 'historicalWeight', 'filter', 'includeHistorical', 'explain', 'queryEmbedding', 'rerank',
@@ -67,7 +67,7 @@ function checkWeights(method: string, value: unknown, base: LegWeights): LegWeig
   const given = checkOptions(method, 'options.weights', value);
   const weights = { ...base };
   for (const [key, w] of Object.entries(given)) {
-    if (!(LEGS as readonly string[]).includes(key)) throw invalid(method, `options.weights has an unknown leg "${key}"; legs are ${LEGS.join(', ')}`, value);
+    if (!(LEG_NAMES as readonly string[]).includes(key)) throw invalid(method, `options.weights has an unknown leg "${key}"; legs are ${LEG_NAMES.join(', ')}`, value);
     weights[key as keyof LegWeights] = checkFiniteNumber(method, `options.weights.${key}`, w, { min: 0 });
   }
   return weights;

@@ -3,7 +3,7 @@ import { linearFusion } from '../fusion/linear.js';
 import { sameGraphRank, type GraphIndex, type GraphHit } from '../legs/graph/graph-index.js';
 import { isCompound } from '../legs/lexical/tokenizer.js';
 import { rankByTime, recordedBy, statusAt, recencyWeight, type TimeRanked } from '../legs/time/temporal.js';
-import type { Accept, LexicalHit, LexicalIndex, Scored, VectorIndex } from '../legs/types.js';
+import { LEG_NAMES, type Accept, type LexicalHit, type LexicalIndex, type Scored, type VectorIndex } from '../legs/types.js';
 import type { Repository } from '../storage/repository.js';
 import { rerank } from './rerank.js';
 import type { Hit, HitLegs, LegName } from '../types.js';
@@ -159,7 +159,7 @@ function fuseHybrid(o: ResolvedRecall, lists: LegLists, tieBreak: (a: number, b:
   }
   const ranks = legRanks(lists);
   const ranked: RankedList[] = [];
-  for (const leg of LEGS) {
+  for (const leg of LEG_NAMES) {
     const list = lists[leg];
     if (list) ranked.push({ weight: o.weights[leg], nos: list.map((h) => h.no), ranks: ranks[leg]! });
   }
@@ -170,8 +170,6 @@ function fuseHybrid(o: ResolvedRecall, lists: LegLists, tieBreak: (a: number, b:
   if (exact && exact.length > 0) ranked.push({ weight: o.weights.lexical, nos: exact.map((h) => h.no) });
   return reciprocalRankFusion(ranked, o.rrfK, tieBreak).filter((f) => f.score > 0);
 }
-
-const LEGS = ['vector', 'lexical', 'graph', 'time'] as const;
 
 /** Each leg's ranks with ties shared: equal scores; for the graph all but the number equal; for time equal status and weight. */
 function legRanks(lists: LegLists): Partial<Record<LegName, number[]>> {
@@ -185,7 +183,7 @@ function legRanks(lists: LegLists): Partial<Record<LegName, number[]>> {
 }
 
 export function legsRun(lists: LegLists): LegName[] {
-  return LEGS.filter((leg) => lists[leg] !== null);
+  return LEG_NAMES.filter((leg) => lists[leg] !== null);
 }
 
 /** Builds the final hits: rows are read from SQLite only for the top k. */

@@ -8,7 +8,7 @@ import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRec
 import { toEdge, toRecord } from '../memory/rows.js';
 import { walkOptions } from '../memory/traversal.js';
 import { checkId, checkOneOf, checkOptions, normalizedVector } from '../memory/validate.js';
-import type { HybridMemory } from '../memory/hybrid-memory.js';
+import type { HybridMemory } from '../hybrid-memory.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
 import type {
   CompareResult, Direction, Edge, Hit, MemoryInput, MemoryPatch, MemoryRecord, RecallDefaults, RecallOptions, RecallReport,

@@ -1,5 +1,5 @@
 import { invalid } from '../errors.js';
-import type { HybridMemory } from '../memory/hybrid-memory.js';
+import type { HybridMemory } from '../hybrid-memory.js';
 import { isPlainObject } from '../memory/validate.js';
 import { sha256Hex } from '../snapshot/sha256.js';
 import type { EdgeRow, MemoryRow } from '../storage/repository.js';

@@ -1,19 +1,12 @@
 import { HybridMindError, invalid } from '../errors.js';
-import { HybridMemory, type ImportSnapshotOptions } from '../memory/hybrid-memory.js';
+import { HybridMemory, type ImportSnapshotOptions } from '../hybrid-memory.js';
 import { checkOptions } from '../memory/validate.js';
 import type { SnapshotLimits } from './format.js';
 import { verifySnapshot } from './read.js';
+import type { BackupStore } from './backup-store.js';
 import { sha256Hex } from './sha256.js';
 
-/** Where backups live: a directory in Node, OPFS in a browser, or anything with these four calls. */
-export interface BackupStore {
-  /** Names of the files held; the rotation only touches names it made. */
-  list(): Promise<string[]>;
-  read(name: string): Promise<Uint8Array>;
-  /** Atomic: a reader sees no file, or the whole file — never part of one. */
-  write(name: string, bytes: Uint8Array): Promise<void>;
-  remove(name: string): Promise<void>;
-}
+export type { BackupStore };
 
 export interface BackupOptions {
   /** Valid snapshots to keep. Default 5. */

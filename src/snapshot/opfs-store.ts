@@ -3,7 +3,7 @@
  * browser; see the browser test suite.
  */
 import { HybridMindError, invalid } from '../errors.js';
-import type { BackupStore } from './backups.js';
+import type { BackupStore } from './backup-store.js';
 
 /** The parts of the OPFS API used here (TypeScript's DOM lib lacks async iteration of entries). */
 interface Directory {

@@ -6,7 +6,7 @@ import {
 } from '../../src/index.js';
 import { TOKENIZER_VERSION } from '../../src/legs/lexical/tokenizer.js';
 import { sha256Hex } from '../../src/snapshot/sha256.js';
-import { tablesInDependencyOrder } from '../../src/snapshot/replace.js';
+import { tablesInDependencyOrder } from '../../src/storage/replace.js';
 import { SCHEMA_VERSION } from '../../src/storage/schema.js';
 import { HashEmbedder, hashVector } from '../support/hash-embedder.js';
 import { NOW, ids, openMemory } from '../support/memory.js';

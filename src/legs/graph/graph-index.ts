@@ -1,6 +1,5 @@
 import { MultiDirectedGraph } from 'graphology';
-import type { Accept } from '../types.js';
-import type { Direction } from '../../types.js';
+import type { Accept, Direction } from '../types.js';
 
 export interface GraphEdgeAttributes {
   type: string;

@@ -1,4 +1,4 @@
-import type { MemoryStatus } from '../../types.js';
+import type { MemoryStatus } from '../types.js';
 
 export const DAY_MS = 86_400_000;
 

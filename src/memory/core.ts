@@ -1,16 +1,11 @@
 import { defaultEmbedder } from '../embedder/default.js';
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, notFound } from '../errors.js';
-import type { WorkerLike } from '../client/connect.js';
-import type { ConnectOptions, RemoteMemory } from '../client/types.js';
 import { loadVectorKernel } from '../legs/vector/kernel.js';
 import { defaultLogger, type Logger } from '../logger.js';
 import { Repository, type MemoryRow } from '../storage/repository.js';
 import { SCHEMA_VERSION } from '../storage/schema.js';
-import type { SnapshotLimits } from '../snapshot/format.js';
-import { openSnapshot } from '../snapshot/read.js';
-import { replaceContent } from '../snapshot/replace.js';
-import { writeSnapshot } from '../snapshot/write.js';
+import { replaceContent } from '../storage/replace.js';
 import type {
   CompareResult, Direction, Edge, Hit, MemoryInput, MemoryPatch, MemoryRecord, Readiness,
   RecallOptions, RecallReport, RelateOptions, Stats, TraceOptions, TraceResult,
@@ -24,9 +19,7 @@ import { checkId, checkOneOf, checkOptions, checkQuery, normalizedVector } from 
 import { Writer } from './writer.js';
 import { dropVectors, reconcileModel } from './model.js';
 import { autoEdgeKind, type AutoEdgeKind } from './auto-edges.js';
-import { checkOpenOptions, openDriver, type ImportSnapshotOptions, type OpenOptions } from './open-options.js';
-
-export type { ImportSnapshotOptions, OpenOptions };
+import { checkOpenOptions, openDriver, type OpenOptions } from './open-options.js';
 
 /** What `ready()` resolves to. */
 export interface ReadyReport {
@@ -37,23 +30,48 @@ export interface ReadyReport {
   /** Ids whose embedding failed after every retry; `reembed()` tries again. */
   failed: string[];
 }
-import { buildContext, checkCitations, contextOptions, type CitationEvidence, type CitationReport, type Context, type ContextOptions } from '../agent/context.js';
 import { graphPath, graphTrace } from './traversal.js';
 import { listMemories, type ListOptions, type MemoryPage } from './listing.js';
 
+/** An opened store with its indexes built: what `openCore` hands a facade's constructor. */
+export interface OpenedCore {
+  repo: Repository;
+  indexes: Indexes;
+  embedder: Embedder | null;
+  now: () => number;
+  logger: Logger;
+  defaults: ResolvedDefaults;
+  enrichment: EnrichmentOptions | undefined;
+}
+
+/** Opens (or creates) a store and rebuilds its indexes from SQLite. */
+export async function openCore(method: string, options: OpenOptions): Promise<OpenedCore> {
+  const { o, defaults, autoEdges, neighbourAveraging } = checkOpenOptions(method, options);
+  const logger = o.logger ?? defaultLogger;
+  const embedder = o.embedder === undefined || o.embedder === 'required' ? await defaultEmbedder(logger, o.embedder === 'required') : o.embedder;
+  const driver = await openDriver(method, o.storage);
+  try {
+    const repo = new Repository(driver);
+    const dim = reconcileModel(method, repo, embedder, o.dim ?? embedder?.dim ?? null, o.reembed === true);
+    const kernel = o.vectorKernel === false ? null : await loadVectorKernel(o.vectorKernel);
+    const indexes = new Indexes(repo, { kernel, dim, ann: o.ann ?? {}, logger, autoEdges, neighbourAveraging });
+    indexes.rebuild();
+    return { repo, indexes, embedder, now: o.now ?? Date.now, logger, defaults, enrichment: o.enrichment };
+  } catch (error) {
+    driver.close();
+    throw error;
+  }
+}
 
 /**
- * An agent's long-term memory: SQLite as the truth, four retrieval legs (dense vectors, BM25,
- * a typed graph, time) fused by weighted RRF.
- *
- * @example
- * const mem = await HybridMemory.open({ embedder: null });
- * await mem.store({ text: 'ADR-007: we use SQLite-WASM on OPFS', id: 'adr-007' });
- * const hits = await mem.recall('which ADR covers storage?');
+ * The memory itself: SQLite as the truth, four retrieval legs (dense vectors, BM25, a typed
+ * graph, time) fused by weighted RRF. It knows its legs, fusion, storage and embedder only;
+ * the public `HybridMemory` (src/hybrid-memory.ts) adds snapshots, agent context and the
+ * worker client on top of it.
  */
-export class HybridMemory {
+export class MemoryCore {
   readonly #repo: Repository;
-  // The next three are replaced together, and only by restoreSnapshot().
+  // The next three are replaced together, and only by replaceContentWith().
   #indexes: Indexes;
   #enrichment: EnrichmentQueue | null;
   #writer: Writer;
@@ -64,7 +82,7 @@ export class HybridMemory {
   readonly #enrichmentOptions: EnrichmentOptions | undefined;
   #closed = false;
 
-  private constructor(repo: Repository, indexes: Indexes, embedder: Embedder | null, now: () => number, logger: Logger, defaults: ResolvedDefaults, enrichment: EnrichmentOptions | undefined) {
+  protected constructor({ repo, indexes, embedder, now, logger, defaults, enrichment }: OpenedCore) {
     this.#repo = repo;
     this.#indexes = indexes;
     this.#embedder = embedder;
@@ -74,45 +92,12 @@ export class HybridMemory {
     this.#enrichmentOptions = enrichment;
     this.#enrichment = this.#newEnrichmentQueue();
     this.#writer = new Writer(repo, indexes, this.#enrichment, now);
+    this.#enrichment?.enqueue(repo.memoriesWithoutVector());
   }
 
   #newEnrichmentQueue(): EnrichmentQueue | null {
     if (!this.#embedder) return null;
     return new EnrichmentQueue(this.#embedder, { textOf: (no) => this.#textOf(no), commit: (batch) => this.#writer.commitVectors(batch) }, this.#logger, this.#enrichmentOptions);
-  }
-
-  /**
-   * Opens a store in a Web Worker started from `hybridmind/worker` and returns this API with every
-   * method async. A thin forwarder to `connect` in `hybridmind/client`: pages that only talk to a
-   * worker should import that instead, so the engine stays out of their bundle.
-   *
-   * @example
-   * const mem = await HybridMemory.connect(new Worker(workerUrl, { type: 'module' }), { store: 'notes' });
-   */
-  static async connect(worker: WorkerLike, options: ConnectOptions = {}): Promise<RemoteMemory> {
-    return (await import('../client/connect.js')).connect(worker, options);
-  }
-
-  /** Opens (or creates) a store and rebuilds its indexes from SQLite. */
-  static async open(options: OpenOptions = {}): Promise<HybridMemory> {
-    const method = 'HybridMemory.open';
-    const { o, defaults, autoEdges, neighbourAveraging } = checkOpenOptions(method, options);
-    const logger = o.logger ?? defaultLogger;
-    const embedder = o.embedder === undefined || o.embedder === 'required' ? await defaultEmbedder(logger, o.embedder === 'required') : o.embedder;
-    const driver = await openDriver(method, o.storage);
-    try {
-      const repo = new Repository(driver);
-      const dim = reconcileModel(method, repo, embedder, o.dim ?? embedder?.dim ?? null, o.reembed === true);
-      const kernel = o.vectorKernel === false ? null : await loadVectorKernel(o.vectorKernel);
-      const indexes = new Indexes(repo, { kernel, dim, ann: o.ann ?? {}, logger, autoEdges, neighbourAveraging });
-      indexes.rebuild();
-      const mem = new HybridMemory(repo, indexes, embedder, o.now ?? Date.now, logger, defaults, o.enrichment);
-      mem.#enrichment?.enqueue(repo.memoriesWithoutVector());
-      return mem;
-    } catch (error) {
-      driver.close();
-      throw error;
-    }
   }
 
   /**
@@ -223,33 +208,6 @@ export class HybridMemory {
     const lists = runLegs(this.#indexes, o, query, queryVector, now);
     const hits = materialize(this.#indexes, o, lists, fuse(this.#indexes, o, query, lists, now), now);
     return { hits, pendingSemantic: this.#indexes.catalog.size - (this.#indexes.vector?.size ?? 0), legsRun: legsRun(lists) };
-  }
-
-  /**
-   * The evidence for a prompt: recall hits with near-duplicates removed, at most `maxPerSource`
-   * per source, each tagged with a citation id (`M1`…), status and dates, cut to `budgetTokens`
-   * counted with the embedding model's tokenizer. Other options are recall's.
-   *
-   * @example
-   * const ctx = await mem.context('why is search slow at night?', { budgetTokens: 1024 });
-   * prompt += `Evidence:\n${ctx.content}\nCite as [M1].`;
-   */
-  async context(query: string, options: ContextOptions = {}): Promise<Context> {
-    this.#open('context');
-    checkQuery('context', 'query', query);
-    const { context, recall } = contextOptions('context', options);
-    const hits = await this.recall(query, { ...recall, k: Math.min(1000, context.maxItems * 3), explain: false });
-    const embedder = this.#embedder;
-    return buildContext(hits, context, embedder?.countTokens ? (texts) => embedder.countTokens!(texts) : null);
-  }
-
-  /**
-   * Which citations in an answer (`[M2]`, `[adr-007]`) point into the evidence it was given, and
-   * which do not — refuse an answer whose `ok` is false.
-   */
-  async checkCitations(text: string, contextOrIds: CitationEvidence | readonly string[]): Promise<CitationReport> {
-    this.#open('checkCitations');
-    return checkCitations('checkCitations', text, contextOrIds);
   }
 
   /** The same query through each leg alone and fused, side by side. */
@@ -371,75 +329,50 @@ export class HybridMemory {
   }
 
   /**
-   * The store as a `.mind.zip` (src/snapshot/FORMAT.md): the SQLite database plus vectors, graph
-   * and lexical tokens in open formats, each part checksummed. Memories still waiting for their
-   * embedding travel without a vector; `await ready()` first to include them.
-   *
-   * @example
-   * const zip = await mem.exportSnapshot();
-   * const copy = await HybridMemory.importSnapshot(zip, { embedder });
+   * Replaces this store's whole content with `source`'s, atomically: the new indexes are built
+   * before one transaction copies the rows in (on this store's own storage, so a persistent
+   * store stays persistent). On any failure the store is unchanged, down to the bytes of its
+   * database. Writes made before this call are replaced with the rest.
    */
-  async exportSnapshot(): Promise<Uint8Array> {
-    this.#open('exportSnapshot');
-    return writeSnapshot('exportSnapshot', this.#repo, this.#now());
-  }
-
-  /**
-   * A new in-memory store from a `.mind.zip`, validated completely first: any problem is a coded
-   * error (CORRUPT, UNSUPPORTED, DIMENSION_MISMATCH, MODEL_MISMATCH) and no store is created.
-   *
-   * @example
-   * const mem = await HybridMemory.importSnapshot(zip, { embedder, limits: { maxTotalBytes: 2 ** 31 } });
-   */
-  static async importSnapshot(bytes: Uint8Array, options: ImportSnapshotOptions = {}): Promise<HybridMemory> {
-    const method = 'HybridMemory.importSnapshot';
-    const { limits, ...rest } = checkOptions(method, 'options', options) as ImportSnapshotOptions & { storage?: unknown };
-    if (rest.storage !== undefined) throw invalid(method, 'options.storage is not accepted: the snapshot is the storage (restoreSnapshot() fills an existing store)', rest.storage);
-    const snapshot = await openSnapshot(method, bytes, { embedder: rest.embedder === 'required' ? null : rest.embedder ?? null, ...(rest.dim === undefined ? {} : { dim: rest.dim }), limits });
+  protected async replaceContentWith(method: string, source: Repository): Promise<void> {
+    this.#open(method);
+    const dim = reconcileModel(method, source, this.#embedder, this.#embedder?.dim ?? null, false);
+    const indexes = this.#indexes.emptyLike(dim);
     try {
-      return await HybridMemory.open({ ...rest, storage: snapshot.repository.db });
+      indexes.rebuild(source);
+      replaceContent(method, source, this.#repo);
     } catch (error) {
-      snapshot.repository.db.close();
+      indexes.clear();
       throw error;
     }
+    // Stopping is synchronous up to its first await, so the old queue can commit nothing after the swap.
+    const stopping = this.#enrichment?.stop();
+    const previous = this.#indexes;
+    this.#indexes = indexes;
+    this.#enrichment = this.#newEnrichmentQueue();
+    this.#writer = new Writer(this.#repo, indexes, this.#enrichment, this.#now);
+    this.#enrichment?.enqueue(this.#repo.memoriesWithoutVector());
+    previous.clear();
+    await stopping;
   }
 
-  /**
-   * Replaces this store's whole content with a `.mind.zip`'s, atomically: the archive is
-   * validated completely and the new indexes are built before one transaction swaps the rows in
-   * (on this store's own storage, so a persistent store stays persistent). On any failure the
-   * store is unchanged, down to the bytes of its database. Writes made while the archive is
-   * being validated are replaced with the rest.
-   */
-  async restoreSnapshot(bytes: Uint8Array, options: { limits?: SnapshotLimits } = {}): Promise<void> {
-    const method = 'restoreSnapshot';
+  /** The store's database, for the services composed on top of the core (snapshots). */
+  protected get repository(): Repository {
+    return this.#repo;
+  }
+
+  protected get embedder(): Embedder | null {
+    return this.#embedder;
+  }
+
+  /** The store's clock, epoch ms. */
+  protected now(): number {
+    return this.#now();
+  }
+
+  /** Fails with CLOSED once `close()` ran. */
+  protected assertOpen(method: string): void {
     this.#open(method);
-    const o = checkOptions(method, 'options', options);
-    for (const key of Object.keys(o)) if (key !== 'limits') throw invalid(method, `options has an unknown key "${key}"; known: limits`, key);
-    const snapshot = await openSnapshot(method, bytes, { embedder: this.#embedder, limits: o['limits'] as SnapshotLimits | undefined });
-    try {
-      this.#open(method);
-      const dim = reconcileModel(method, snapshot.repository, this.#embedder, this.#embedder?.dim ?? null, false);
-      const indexes = this.#indexes.emptyLike(dim);
-      try {
-        indexes.rebuild(snapshot.repository);
-        replaceContent(method, snapshot.repository, this.#repo);
-      } catch (error) {
-        indexes.clear();
-        throw error;
-      }
-      // Stopping is synchronous up to its first await, so the old queue can commit nothing after the swap.
-      const stopping = this.#enrichment?.stop();
-      const previous = this.#indexes;
-      this.#indexes = indexes;
-      this.#enrichment = this.#newEnrichmentQueue();
-      this.#writer = new Writer(this.#repo, indexes, this.#enrichment, this.#now);
-      this.#enrichment?.enqueue(this.#repo.memoriesWithoutVector());
-      previous.clear();
-      await stopping;
-    } finally {
-      snapshot.repository.db.close();
-    }
   }
 
   /** Stops background work and closes the database; later calls fail with CLOSED. */
