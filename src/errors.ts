@@ -56,3 +56,8 @@ export function invalid(method: string, what: string, value: unknown): HybridMin
 export function notFound(method: string, what: string, value: unknown): HybridMindError {
   return new HybridMindError('NOT_FOUND', method, `${what} ${show(value)} does not exist`);
 }
+
+/** The text of anything thrown: an Error's message, any other value as a string. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

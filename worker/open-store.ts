@@ -1,6 +1,6 @@
 import type { Embedder } from '../src/embedder/types.js';
 import { TransformersEmbedder } from '../src/embedder/transformers.js';
-import { HybridMindError } from '../src/errors.js';
+import { HybridMindError, messageOf } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import { HybridMemory } from '../src/hybrid-memory.js';
 import { loadSqlite3, SqliteWasmDriver } from '../src/storage/sqlite-wasm.js';
@@ -36,7 +36,7 @@ async function openDriver(store: string, timeoutMs: number): Promise<SqliteWasmD
       return await SqliteWasmDriver.open({ filename: '/store.db', vfs: pool.vfsName, sqlite3 });
     } catch (error) {
       const locked = error instanceof Error && (error.name === 'NoModificationAllowedError' || /NoModificationAllowed|access handle/i.test(error.message));
-      if (!locked) throw error instanceof HybridMindError ? error : new HybridMindError('STORAGE', 'connect', `opening the store on OPFS failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!locked) throw error instanceof HybridMindError ? error : new HybridMindError('STORAGE', 'connect', `opening the store on OPFS failed: ${messageOf(error)}`);
       if (Date.now() > deadline) throw new HybridMindError('BUSY', 'connect', `store ${JSON.stringify(store)} is held by another tab or window`);
       await sleep(Math.min(50 * 2 ** attempt, 400));
     }
@@ -74,7 +74,7 @@ export async function openStore(options: WorkerStoreOptions, emit: (event: Memor
       },
       (error: unknown) => {
         model.state = 'failed';
-        model.error = error instanceof Error ? error.message : String(error);
+        model.error = messageOf(error);
         emit({ type: 'model-error', message: model.error });
       },
     );

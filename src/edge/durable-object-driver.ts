@@ -1,4 +1,4 @@
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, messageOf } from '../errors.js';
 import type { SqlDriver, SqlRow, SqlValue } from '../storage/driver.js';
 import { databaseImage } from './sqlite-file/image.js';
 import { encodeDatabase } from './sqlite-file/write.js';
@@ -19,7 +19,7 @@ export interface DurableObjectStorageLike {
 
 function storageError(method: string, cause: unknown): HybridMindError {
   if (cause instanceof HybridMindError) return cause;
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const message = messageOf(cause);
   return new HybridMindError(/SQLITE_CORRUPT|malformed/i.test(message) ? 'CORRUPT' : 'STORAGE', method, message, { cause });
 }
 

@@ -1,4 +1,4 @@
-import { HybridMindError, invalid, show } from '../errors.js';
+import { HybridMindError, invalid, show, messageOf } from '../errors.js';
 import type { Embedder } from '../embedder/types.js';
 
 /** The part of a Workers AI binding (`env.AI`) the embedder uses. */
@@ -68,7 +68,7 @@ export class WorkersAiEmbedder implements Embedder {
       try {
         answer = await this.#ai.run(this.model, { text: batch });
       } catch (cause) {
-        throw new HybridMindError('EMBEDDER', method, `${this.model} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        throw new HybridMindError('EMBEDDER', method, `${this.model} failed: ${messageOf(cause)}`, { cause });
       }
       const data = (answer as { data?: unknown } | null)?.data;
       if (!Array.isArray(data) || data.length !== batch.length) {

@@ -1,4 +1,4 @@
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, messageOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Embedder } from './types.js';
 
@@ -36,7 +36,7 @@ export async function defaultEmbedder(logger: Logger, required: boolean): Promis
   } catch (error) {
     shared = undefined;
     if (required) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     logger('warn', `HybridMemory.open: the default embedder could not be loaded, so this store has no dense leg (${reason}). ` +
       `Run \`${FETCH_COMMAND}\` (and \`npm install @huggingface/transformers\` if it is missing), pass \`embedder\` to choose one, ` +
       "`embedder: 'required'` to fail instead, or `embedder: null` to silence this.", { code: error instanceof HybridMindError ? error.code : undefined });

@@ -1,6 +1,6 @@
 import { defaultEmbedder } from '../embedder/default.js';
 import type { Embedder } from '../embedder/types.js';
-import { HybridMindError, invalid, notFound } from '../errors.js';
+import { HybridMindError, invalid, notFound, messageOf } from '../errors.js';
 import { loadVectorKernel } from '../legs/vector/kernel.js';
 import { defaultLogger, type Logger } from '../logger.js';
 import { Repository, type MemoryRow } from '../storage/repository.js';
@@ -415,7 +415,7 @@ export class MemoryCore {
     try {
       vectors = await this.#embedder.embed([query]);
     } catch (cause) {
-      throw new HybridMindError('EMBEDDER', method, `embedding the query failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+      throw new HybridMindError('EMBEDDER', method, `embedding the query failed: ${messageOf(cause)}`, { cause });
     }
     return normalizedVector(method, 'the query embedding', vectors[0], dim);
   }

@@ -1,5 +1,5 @@
 import type { Embedder } from '../embedder/types.js';
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, messageOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 export interface EnrichmentOptions {
@@ -153,7 +153,7 @@ export class EnrichmentQueue {
           for (const b of current) this.#pending.delete(b.no);
           this.#done += current.length;
         } catch (error) {
-          this.#lastError = error instanceof Error ? error.message : String(error);
+          this.#lastError = messageOf(error);
           this.#logger('error', 'enrichment: storing vectors failed', { error: this.#lastError });
           fail();
         }
@@ -172,7 +172,7 @@ export class EnrichmentQueue {
         }
         return vectors;
       } catch (error) {
-        this.#lastError = error instanceof Error ? error.message : String(error);
+        this.#lastError = messageOf(error);
         this.#logger('warn', 'enrichment: embedder failed', { attempt, error: this.#lastError });
         if (attempt < this.#maxAttempts) await sleep(this.#backoffMs * 2 ** (attempt - 1));
       }

@@ -1,3 +1,4 @@
+import { messageOf } from '../errors.js';
 import { corrupt } from './format.js';
 
 /** One JSON value per line, newline-terminated; the UTF-8 text is decoded strictly. */
@@ -11,7 +12,7 @@ export function decodeJson(method: string, part: string, bytes: Uint8Array): unk
   try {
     return JSON.parse(decodeUtf8(bytes));
   } catch (cause) {
-    throw corrupt(method, `${part} is not valid UTF-8 JSON (${cause instanceof Error ? cause.message : String(cause)})`, cause);
+    throw corrupt(method, `${part} is not valid UTF-8 JSON (${messageOf(cause)})`, cause);
   }
 }
 

@@ -1,4 +1,4 @@
-import { HybridMindError, show } from '../errors.js';
+import { HybridMindError, show, messageOf } from '../errors.js';
 import { isPlainObject } from '../memory/validate.js';
 import { SCHEMA_VERSION } from '../storage/schema.js';
 import {
@@ -20,7 +20,7 @@ export function parseManifest(method: string, bytes: Uint8Array): SnapshotManife
     // ignoreBOM keeps a BOM in the text, so JSON.parse refuses it: the writer never emits one.
     raw = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
   } catch (cause) {
-    throw corrupt(method, `manifest.json is not valid UTF-8 JSON (${cause instanceof Error ? cause.message : String(cause)})`, cause);
+    throw corrupt(method, `manifest.json is not valid UTF-8 JSON (${messageOf(cause)})`, cause);
   }
   if (!isPlainObject(raw)) throw corrupt(method, 'manifest.json must hold a JSON object');
   const m = new Fields(method, raw);

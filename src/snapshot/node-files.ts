@@ -4,12 +4,12 @@
  */
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { HybridMindError, invalid } from '../errors.js';
+import { HybridMindError, invalid, messageOf } from '../errors.js';
 import { HybridMemory, type ImportSnapshotOptions } from '../hybrid-memory.js';
 import type { BackupStore } from './backup-store.js';
 
 function storageError(method: string, what: string, cause: unknown): HybridMindError {
-  return new HybridMindError('STORAGE', method, `${what}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  return new HybridMindError('STORAGE', method, `${what}: ${messageOf(cause)}`, { cause });
 }
 
 /** Temp files this process is writing now; the cleanup leaves them alone. */

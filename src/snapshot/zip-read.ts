@@ -7,7 +7,7 @@
  * buffer of the declared size, silently dropping any excess it still spends time decoding).
  */
 import { Inflate } from 'fflate';
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, messageOf } from '../errors.js';
 import { corrupt, type ResolvedLimits } from './format.js';
 
 export interface ZipEntry {
@@ -128,7 +128,7 @@ export function inflateEntry(method: string, zip: Uint8Array, entry: ZipEntry, h
     }
   } catch (cause) {
     if (cause instanceof HybridMindError) throw cause;
-    throw corrupt(method, `entry ${JSON.stringify(entry.name)} does not inflate: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+    throw corrupt(method, `entry ${JSON.stringify(entry.name)} does not inflate: ${messageOf(cause)}`, cause);
   }
   if (written !== entry.size) throw corrupt(method, `entry ${JSON.stringify(entry.name)} is truncated: it inflates to ${written} of its declared ${entry.size} bytes`);
   return out;

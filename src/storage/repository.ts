@@ -1,5 +1,5 @@
 import type { SqlDriver } from './driver.js';
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, messageOf } from '../errors.js';
 import { migrate } from './schema.js';
 
 /** A memory as stored: `no` is the rowid, the dense integer every index keys on. */
@@ -66,7 +66,7 @@ export class Repository {
       });
     } catch (cause) {
       if (cause instanceof HybridMindError) throw cause;
-      throw new HybridMindError('STORAGE', method, `the write was rolled back: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+      throw new HybridMindError('STORAGE', method, `the write was rolled back: ${messageOf(cause)}`, { cause });
     }
   }
 

@@ -1,5 +1,5 @@
 import sqlite3InitModule, { type Database, type PreparedStatement, type Sqlite3Static } from '@sqlite.org/sqlite-wasm';
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, messageOf } from '../errors.js';
 import type { SqlDriver, SqlRow, SqlValue } from './driver.js';
 import { Transactions } from './transactions.js';
 
@@ -38,7 +38,7 @@ export function loadSqlite3(): Promise<Sqlite3Static> {
 
 function toStorageError(method: string, cause: unknown): HybridMindError {
   if (cause instanceof HybridMindError) return cause;
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const message = messageOf(cause);
   const code = /SQLITE_CORRUPT|SQLITE_NOTADB|malformed|not a database/i.test(message) ? 'CORRUPT' : 'STORAGE';
   return new HybridMindError(code, method, message, { cause });
 }

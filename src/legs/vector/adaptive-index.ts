@@ -1,3 +1,4 @@
+import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, Scored, VectorIndex } from '../types.js';
 import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
@@ -211,7 +212,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   #fail(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     this.#logger('warn', `ann: HNSW disabled, the exact scan answers: ${message}`, { error: message });
     this.#stop();
     this.#state = 'failed';
@@ -265,7 +266,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       }
       this.#hnsw = HnswVectorIndex.load(lib, this.dim, record.payload, record.nos, record.deleted, this.#params);
     } catch (error) {
-      this.#logger('warn', `ann: saved HNSW index unusable, rebuilding: ${error instanceof Error ? error.message : String(error)}`);
+      this.#logger('warn', `ann: saved HNSW index unusable, rebuilding: ${messageOf(error)}`);
       return false;
     }
     this.#status.loadMs = now() - started;
@@ -341,7 +342,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       this.#status.saveMs = now() - started;
     } catch (error) {
       // The exact scan and a rebuild at the next start cover for a failed save; nothing is lost.
-      this.#logger('warn', `ann: saving the HNSW index failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.#logger('warn', `ann: saving the HNSW index failed: ${messageOf(error)}`);
     }
   }
 

@@ -1,4 +1,4 @@
-import { HybridMindError } from '../../errors.js';
+import { HybridMindError, messageOf } from '../../errors.js';
 import { FS_PROPERTY, HNSWLIB_CHUNK, patchHnswlib } from './hnswlib-patch.js';
 
 /** The parts of hnswlib-wasm's `HierarchicalNSW` HybridMind uses (0.8.2 signatures). */
@@ -63,7 +63,7 @@ export function loadHnswlib(): Promise<Hnswlib> {
   ).catch((cause: unknown) => {
     loading = undefined;
     if (cause instanceof HybridMindError) throw cause;
-    throw new HybridMindError('UNSUPPORTED', 'loadHnswlib', `hnswlib-wasm failed to load: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    throw new HybridMindError('UNSUPPORTED', 'loadHnswlib', `hnswlib-wasm failed to load: ${messageOf(cause)}`, { cause });
   });
   return loading;
 }
@@ -98,7 +98,7 @@ export function hnswError(lib: Hnswlib | null, method: string, cause: unknown): 
       message = 'a C++ exception';
     }
   } else {
-    message = cause instanceof Error ? cause.message : String(cause);
+    message = messageOf(cause);
   }
   return new HybridMindError('STORAGE', method, `hnswlib: ${message}`);
 }
