@@ -2,6 +2,7 @@ import { HybridMindError, invalid, show } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { Embedder } from './types.js';
 import { validateTexts } from './validate.js';
+import { normalizeInPlace } from '../util/vector.js';
 
 /**
  * `openai`: `POST {url}/v1/embeddings` with `{ model, input }` → `{ data: [{ embedding, index }] }`
@@ -254,18 +255,12 @@ export class RemoteEmbedder implements Embedder {
     }
     if (row.length === 0) throw bad(`vector ${i} is empty`, row);
     const vector = new Float32Array(row.length);
-    let norm = 0;
     for (let j = 0; j < row.length; j++) {
       const x = row[j];
       if (typeof x !== 'number' || !Number.isFinite(x)) throw bad(`vector ${i} has a non-finite value at ${j}`, x);
       vector[j] = x;
-      norm += x * x;
     }
-    if (this.#options.normalize) {
-      if (norm === 0) throw bad(`vector ${i} is all zeros and cannot be normalised`, row);
-      const inv = 1 / Math.sqrt(norm);
-      for (let j = 0; j < vector.length; j++) vector[j] = vector[j]! * inv;
-    }
+    if (this.#options.normalize && !normalizeInPlace(vector)) throw bad(`vector ${i} is all zeros and cannot be normalised`, row);
     return vector;
   }
 }

@@ -1,4 +1,5 @@
 import { invalid } from '../errors.js';
+import { normalizeInPlace } from '../util/vector.js';
 import { isPlainObject } from './validate.js';
 
 /**
@@ -43,9 +44,6 @@ export function averageWithNeighbours(raw: Float32Array, neighbours: readonly Fl
     for (const n of neighbours) sum += n[i]!;
     out[i] = (1 - weight) * raw[i]! + share * sum;
   }
-  let norm = 0;
-  for (const x of out) norm += x * x;
-  const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-  for (let i = 0; i < out.length; i++) out[i]! *= inv;
+  normalizeInPlace(out);
   return out;
 }

@@ -3,6 +3,7 @@ import type { Metadata, TimeInput } from '../types.js';
 import {
   edgeTypeProblem, idProblem, illFormedPath, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
 } from '../validation/rules.js';
+import { normalizeInPlace } from '../util/vector.js';
 
 /**
  * Argument checks shared by the public methods. Each throws INVALID_ARGUMENT (or
@@ -129,16 +130,11 @@ export function normalizedVector(method: string, name: string, value: unknown, d
     throw new HybridMindError('DIMENSION_MISMATCH', method, `${name} has ${value.length} dimensions, the store has ${dim}`);
   }
   if (value.length === 0) throw invalid(method, `${name} must not be empty`, value);
-  let norm = 0;
   for (let i = 0; i < value.length; i++) {
-    const x = value[i]!;
-    if (!Number.isFinite(x)) throw invalid(method, `${name} must contain only finite numbers; index ${i} is`, x);
-    norm += x * x;
+    if (!Number.isFinite(value[i])) throw invalid(method, `${name} must contain only finite numbers; index ${i} is`, value[i]);
   }
-  if (norm === 0) throw invalid(method, `${name} must not be all zeros`, value);
-  const inv = 1 / Math.sqrt(norm);
-  const out = new Float32Array(value.length);
-  for (let i = 0; i < value.length; i++) out[i] = value[i]! * inv;
+  const out = new Float32Array(value);
+  if (!normalizeInPlace(out)) throw invalid(method, `${name} must not be all zeros`, value);
   return out;
 }
 
