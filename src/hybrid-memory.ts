@@ -3,7 +3,7 @@ import type { WorkerLike } from './client/connect.js';
 import type { ComposedMethods, ConnectOptions, RemoteMemory } from './client/types.js';
 import { invalid } from './errors.js';
 import { MemoryCore, openCore } from './memory/core.js';
-import type { OpenOptions } from './memory/open-options.js';
+import { OPEN_KEYS, type OpenOptions } from './memory/open-options.js';
 import { checkOptions, checkQuery } from './memory/validate.js';
 import type { SnapshotLimits } from './snapshot/format.js';
 import { openSnapshot } from './snapshot/read.js';
@@ -93,7 +93,7 @@ export class HybridMemory extends MemoryCore implements ComposedMethods {
    */
   static async importSnapshot(bytes: Uint8Array, options: ImportSnapshotOptions = {}): Promise<HybridMemory> {
     const method = 'HybridMemory.importSnapshot';
-    const { limits, ...rest } = checkOptions(method, 'options', options) as ImportSnapshotOptions & { storage?: unknown };
+    const { limits, ...rest } = checkOptions(method, 'options', options, [...OPEN_KEYS, 'limits']) as ImportSnapshotOptions & { storage?: unknown };
     if (rest.storage !== undefined) throw invalid(method, 'options.storage is not accepted: the snapshot is the storage (restoreSnapshot() fills an existing store)', rest.storage);
     const snapshot = await openSnapshot(method, bytes, { embedder: rest.embedder === 'required' ? null : rest.embedder ?? null, ...(rest.dim === undefined ? {} : { dim: rest.dim }), limits });
     try {
@@ -114,9 +114,8 @@ export class HybridMemory extends MemoryCore implements ComposedMethods {
   async restoreSnapshot(bytes: Uint8Array, options: { limits?: SnapshotLimits } = {}): Promise<void> {
     const method = 'restoreSnapshot';
     this.assertOpen(method);
-    const o = checkOptions(method, 'options', options);
-    for (const key of Object.keys(o)) if (key !== 'limits') throw invalid(method, `options has an unknown key "${key}"; known: limits`, key);
-    const snapshot = await openSnapshot(method, bytes, { embedder: this.embedder, limits: o['limits'] as SnapshotLimits | undefined });
+    const o = checkOptions(method, 'options', options, ['limits']);
+    const snapshot = await openSnapshot(method, bytes, { embedder: this.embedder, limits: o.limits as SnapshotLimits | undefined });
     try {
       await this.replaceContentWith(method, snapshot.repository);
     } finally {

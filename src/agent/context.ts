@@ -1,5 +1,6 @@
 import { invalid } from '../errors.js';
 import { tokenize } from '../legs/lexical/tokenizer.js';
+import { RECALL_KEYS } from '../memory/recall-options.js';
 import { checkOneOf, checkOptions, checkPositiveInt } from '../memory/validate.js';
 import type { Hit, MemoryStatus, RecallOptions } from '../types.js';
 
@@ -43,7 +44,7 @@ export interface Context {
 export type TokenCounter = (texts: string[]) => Promise<number[]>;
 
 export const CONTEXT_DEFAULTS = { budgetTokens: 2048, maxItems: 8, maxPerSource: 3, format: 'text' as 'text' | 'json' };
-const CONTEXT_KEYS = ['budgetTokens', 'maxItems', 'maxPerSource', 'format'] as const;
+const CONTEXT_KEYS = ['budgetTokens', 'maxItems', 'maxPerSource', 'format'] as const satisfies ReadonlyArray<keyof ContextOptions>;
 /** Near-duplicates share at least this share of their words (Jaccard over token sets). */
 const DUPLICATE_JACCARD = 0.8;
 
@@ -51,7 +52,7 @@ export const estimateTokens: TokenCounter = async (texts) => texts.map((t) => Ma
 
 /** Splits context options from the recall options they carry. */
 export function contextOptions(method: string, options: unknown): { context: typeof CONTEXT_DEFAULTS; recall: RecallOptions } {
-  const o = checkOptions(method, 'options', options);
+  const o = checkOptions(method, 'options', options, [...CONTEXT_KEYS, ...RECALL_KEYS]);
   const recall: Record<string, unknown> = { ...o };
   for (const key of CONTEXT_KEYS) delete recall[key];
   if ('k' in recall || 'explain' in recall) throw invalid(method, 'options.k and options.explain are set by the context builder; use maxItems', recall.k ?? recall.explain);

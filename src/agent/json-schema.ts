@@ -7,6 +7,7 @@
  */
 
 import { show } from '../errors.js';
+import { isPlainObject } from '../memory/validate.js';
 
 export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'null';
 export type JsonScalar = string | number | boolean | null;
@@ -144,10 +145,4 @@ function checkObject(schema: JsonSchema, value: Record<string, unknown>, field: 
 function describeTypes(types: readonly JsonType[]): string {
   const names = types.map((t) => (t === 'integer' ? 'an integer' : t === 'array' ? 'an array' : t === 'object' ? 'an object' : t === 'null' ? 'null' : `a ${t}`));
   return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object') return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }

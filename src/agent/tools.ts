@@ -6,6 +6,7 @@ import { HybridMindError, show, type ErrorCode } from '../errors.js';
 import type { HybridMemory } from '../hybrid-memory.js';
 import { TOOL_DEFINITIONS, TOOL_NAMES, type ToolName } from './definitions.js';
 import { HANDLERS, type Args } from './handlers.js';
+import { checkKeys, keysOf } from '../memory/validate.js';
 import { SchemaViolation, assertSupportedSchema, validate } from './json-schema.js';
 import { toAnthropic, toMcp, toOpenAI, type AnthropicTool, type McpTool, type OpenAITool } from './render.js';
 
@@ -49,9 +50,7 @@ export function toolSchemas(options: ToolSchemaOptions): Array<OpenAITool | Anth
 export function toolSchemas(options: ToolSchemaOptions): Array<OpenAITool | AnthropicTool | McpTool> {
   const method = 'toolSchemas';
   if (options === null || typeof options !== 'object') throw new HybridMindError('INVALID_ARGUMENT', method, `options must be { format: 'openai' | 'anthropic' | 'mcp' }, received ${show(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!['format', 'tools', 'strict'].includes(key)) throw new HybridMindError('INVALID_ARGUMENT', method, `options has an unknown key ${JSON.stringify(key)}; known: format, tools, strict`);
-  }
+  checkKeys(method, 'options', options, keysOf<ToolSchemaOptions>({ format: true, tools: true, strict: true }));
   const { format, strict = false } = options;
   if (typeof strict !== 'boolean') throw new HybridMindError('INVALID_ARGUMENT', method, `options.strict must be a boolean, received ${show(strict)}`);
   if (strict && format !== 'openai') throw new HybridMindError('INVALID_ARGUMENT', method, `options.strict applies to format 'openai' only, received format ${show(format)}`);

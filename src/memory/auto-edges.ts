@@ -1,7 +1,7 @@
 import { invalid } from '../errors.js';
 import { isCompound, tokenize } from '../legs/lexical/tokenizer.js';
 import type { Metadata } from '../types.js';
-import { isPlainObject } from './validate.js';
+import { checkIntInRange, checkKeys, checkOptions, isPlainObject, keysOf } from './validate.js';
 
 /**
  * Edges the store draws by itself when memories arrive. Each is marked in its metadata as
@@ -56,6 +56,8 @@ export interface AutoMemory {
 }
 
 const SIMILARITY: SimilarityEdges = { threshold: 0.7, max: 5, derivedFrom: 0.85 };
+const AUTO_EDGE_KEYS = keysOf<AutoEdgeOptions>({ references: true, sharedIdentifiers: true, sequence: true, maxShared: true, similarity: true });
+const SIMILARITY_KEYS = keysOf<SimilarityEdges>({ threshold: true, max: true, derivedFrom: true });
 const ALL_ON: ResolvedAutoEdges = { references: true, sharedIdentifiers: true, sequence: true, maxShared: 3, similarity: SIMILARITY };
 const SUPERSEDE_VERBS = new Set(['supersedes', 'supersede', 'replaces', 'replace', 'overrides', 'override', 'obsoletes', 'deprecates']);
 const PASSIVE_VERBS = new Set(['superseded', 'replaced', 'overridden', 'obsoleted', 'deprecated']);
@@ -70,17 +72,17 @@ export function resolveAutoEdges(method: string, value: unknown): ResolvedAutoEd
   if (value === false || value === undefined) return null;
   if (value === true) return ALL_ON;
   if (!isPlainObject(value)) throw invalid(method, 'options.autoEdges must be true, false or an object', value);
+  checkKeys(method, 'options.autoEdges', value, AUTO_EDGE_KEYS);
   const out: ResolvedAutoEdges = { ...ALL_ON, references: false, sharedIdentifiers: false, sequence: false, similarity: null };
   for (const [key, v] of Object.entries(value)) {
     if (key === 'similarity') {
       out.similarity = resolveSimilarity(method, v);
     } else if (key === 'maxShared') {
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 100) throw invalid(method, 'options.autoEdges.maxShared must be an integer from 1 to 100', v);
-      out.maxShared = v;
+      out.maxShared = checkIntInRange(method, 'options.autoEdges.maxShared', v, 1, 100);
     } else if (key === 'references' || key === 'sharedIdentifiers' || key === 'sequence') {
       if (typeof v !== 'boolean') throw invalid(method, `options.autoEdges.${key} must be true or false`, v);
       out[key] = v;
-    } else throw invalid(method, `options.autoEdges has an unknown key "${key}"`, key);
+    }
   }
   return out;
 }
@@ -89,27 +91,25 @@ const KINDS: readonly AutoEdgeKind[] = ['references', 'identifier', 'sequence', 
 
 /** `{ by }` of autoEdges()/removeAutoEdges(): one kind, or null for all. */
 export function autoEdgeKind(method: string, options: unknown): AutoEdgeKind | null {
-  if (options === undefined) return null;
-  if (!isPlainObject(options)) throw invalid(method, 'options must be an object', options);
-  for (const key of Object.keys(options)) if (key !== 'by') throw invalid(method, `options has an unknown key "${key}"`, key);
-  if (options.by === undefined) return null;
-  if (!KINDS.includes(options.by as AutoEdgeKind)) throw invalid(method, `options.by must be one of ${KINDS.join(', ')}`, options.by);
-  return options.by as AutoEdgeKind;
+  const { by } = checkOptions(method, 'options', options, ['by']);
+  if (by === undefined) return null;
+  if (!KINDS.includes(by as AutoEdgeKind)) throw invalid(method, `options.by must be one of ${KINDS.join(', ')}`, by);
+  return by as AutoEdgeKind;
 }
 
 function resolveSimilarity(method: string, value: unknown): SimilarityEdges | null {
   if (value === false) return null;
   if (value === true) return SIMILARITY;
   if (!isPlainObject(value)) throw invalid(method, 'options.autoEdges.similarity must be true, false or { threshold, max, derivedFrom }', value);
+  checkKeys(method, 'options.autoEdges.similarity', value, SIMILARITY_KEYS);
   const out = { ...SIMILARITY };
   for (const [key, v] of Object.entries(value)) {
     if (key === 'max') {
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 50) throw invalid(method, 'options.autoEdges.similarity.max must be an integer from 1 to 50', v);
-      out.max = v;
+      out.max = checkIntInRange(method, 'options.autoEdges.similarity.max', v, 1, 50);
     } else if (key === 'threshold' || key === 'derivedFrom') {
       if (typeof v !== 'number' || !(v > 0 && v <= 1)) throw invalid(method, `options.autoEdges.similarity.${key} must be a cosine in (0, 1]`, v);
       out[key] = v;
-    } else throw invalid(method, `options.autoEdges.similarity has an unknown key "${key}"`, key);
+    }
   }
   return out;
 }

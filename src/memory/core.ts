@@ -112,7 +112,7 @@ export class MemoryCore {
   /** Stores many memories in one transaction: all or nothing. */
   async storeMany(inputs: MemoryInput[], options: { onProgress?: (p: { done: number; total: number }) => void } = {}): Promise<string[]> {
     this.#open('storeMany');
-    const o = checkOptions('storeMany', 'options', options) as { onProgress?: unknown };
+    const o = checkOptions('storeMany', 'options', options, ['onProgress']);
     if (!Array.isArray(inputs)) throw invalid('storeMany', 'inputs must be an array of memory inputs', inputs);
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw invalid('storeMany', 'options.onProgress must be a function', o.onProgress);
     return this.#writer.store('storeMany', inputs, 'inputs', o.onProgress as ((p: { done: number; total: number }) => void) | undefined);
@@ -173,7 +173,7 @@ export class MemoryCore {
   async edges(id: string, options: { direction?: Direction } = {}): Promise<Edge[]> {
     this.#open('edges');
     const no = this.#requireMemory('edges', id);
-    const o = checkOptions('edges', 'options', options) as { direction?: unknown };
+    const o = checkOptions('edges', 'options', options, ['direction']);
     const direction = o.direction === undefined ? 'both' : checkOneOf('edges', 'options.direction', o.direction, ['out', 'in', 'both']);
     return this.#repo
       .edgesOf(no)
@@ -254,7 +254,7 @@ export class MemoryCore {
    */
   async reembed(options: { onProgress?: (p: EnrichmentProgress) => void } = {}): Promise<void> {
     this.#open('reembed');
-    const o = checkOptions('reembed', 'options', options) as { onProgress?: unknown };
+    const o = checkOptions('reembed', 'options', options, ['onProgress']);
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw invalid('reembed', 'options.onProgress must be a function', o.onProgress);
     const enrichment = this.#enrichment;
     if (!enrichment || !this.#embedder) throw new HybridMindError('UNSUPPORTED', 'reembed', 'the store was opened with embedder null; open it with an embedder to re-embed');

@@ -1,7 +1,6 @@
-import { invalid } from '../errors.js';
 import type { MemoryRecord } from '../types.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
-import { checkId, checkNonNegativeInt, checkOptionalLabel, checkOptions, checkPositiveInt } from './validate.js';
+import { checkId, checkNonNegativeInt, checkOptionalLabel, checkOptions, checkPositiveInt, keysOf } from './validate.js';
 
 /** Which memories `list()` returns and which page of them. */
 export interface ListOptions {
@@ -23,7 +22,7 @@ export interface MemoryPage {
   total: number;
 }
 
-const KEYS = new Set(['offset', 'limit', 'kind', 'domain', 'idPrefix']);
+const KEYS = keysOf<ListOptions>({ offset: true, limit: true, kind: true, domain: true, idPrefix: true });
 export const LIST_DEFAULT_LIMIT = 50;
 export const LIST_MAX_LIMIT = 1000;
 
@@ -36,16 +35,13 @@ interface CheckedList {
 }
 
 function checkList(method: string, options: unknown): CheckedList {
-  const o = checkOptions(method, 'options', options);
-  for (const key of Object.keys(o)) {
-    if (!KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"; known: ${[...KEYS].join(', ')}`, key);
-  }
+  const o = checkOptions(method, 'options', options, KEYS);
   return {
-    offset: o['offset'] === undefined ? 0 : checkNonNegativeInt(method, 'options.offset', o['offset'], Number.MAX_SAFE_INTEGER),
-    limit: o['limit'] === undefined ? LIST_DEFAULT_LIMIT : checkPositiveInt(method, 'options.limit', o['limit'], LIST_MAX_LIMIT),
-    kind: checkOptionalLabel(method, 'options.kind', o['kind']),
-    domain: checkOptionalLabel(method, 'options.domain', o['domain']),
-    idPrefix: o['idPrefix'] === undefined ? null : checkId(method, 'options.idPrefix', o['idPrefix']),
+    offset: o.offset === undefined ? 0 : checkNonNegativeInt(method, 'options.offset', o.offset, Number.MAX_SAFE_INTEGER),
+    limit: o.limit === undefined ? LIST_DEFAULT_LIMIT : checkPositiveInt(method, 'options.limit', o.limit, LIST_MAX_LIMIT),
+    kind: checkOptionalLabel(method, 'options.kind', o.kind),
+    domain: checkOptionalLabel(method, 'options.domain', o.domain),
+    idPrefix: o.idPrefix === undefined ? null : checkId(method, 'options.idPrefix', o.idPrefix),
   };
 }
 

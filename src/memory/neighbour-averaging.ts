@@ -1,6 +1,6 @@
 import { invalid } from '../errors.js';
 import { normalizeInPlace } from '../util/vector.js';
-import { isPlainObject } from './validate.js';
+import { checkIntInRange, checkKeys, isPlainObject, keysOf } from './validate.js';
 
 /**
  * The seed reference's ingest-time smoothing, kept as an option: the vector a memory is searched
@@ -21,15 +21,15 @@ export function resolveNeighbourAveraging(method: string, value: unknown): Neigh
   if (value === undefined || value === false) return null;
   if (value === true) return { weight: 0.3, k: 5 };
   if (!isPlainObject(value)) throw invalid(method, 'options.neighbourAveraging must be true, false or { weight, k }', value);
+  checkKeys(method, 'options.neighbourAveraging', value, keysOf<NeighbourAveraging>({ weight: true, k: true }));
   const out = { weight: 0.3, k: 5 };
   for (const [key, v] of Object.entries(value)) {
     if (key === 'weight') {
       if (typeof v !== 'number' || !(v > 0 && v < 1)) throw invalid(method, 'options.neighbourAveraging.weight must be a number between 0 and 1', v);
       out.weight = v;
-    } else if (key === 'k') {
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 100) throw invalid(method, 'options.neighbourAveraging.k must be an integer from 1 to 100', v);
-      out.k = v;
-    } else throw invalid(method, `options.neighbourAveraging has an unknown key "${key}"`, key);
+    } else {
+      out.k = checkIntInRange(method, 'options.neighbourAveraging.k', v, 1, 100);
+    }
   }
   return out;
 }

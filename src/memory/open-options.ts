@@ -9,7 +9,7 @@ import { resolveAutoEdges, type AutoEdgeOptions, type ResolvedAutoEdges } from '
 import type { EnrichmentOptions } from './enrichment.js';
 import { resolveNeighbourAveraging, type NeighbourAveraging, type NeighbourAveragingOption } from './neighbour-averaging.js';
 import { resolveDefaults, type ResolvedDefaults } from './recall-options.js';
-import { checkOptions } from './validate.js';
+import { checkIntInRange, checkOptions, keysOf } from './validate.js';
 import { adoptForeignDatabase, readRows } from '../validation/database.js';
 import { readSqliteHeader, SQLITE_HEADER_BYTES } from '../validation/sqlite-header.js';
 
@@ -58,16 +58,18 @@ export interface OpenOptions {
   neighbourAveraging?: NeighbourAveragingOption;
 }
 
-const OPEN_KEYS = new Set(['storage', 'embedder', 'dim', 'now', 'logger', 'recall', 'enrichment', 'vectorKernel', 'ann', 'reembed', 'autoEdges', 'neighbourAveraging']);
+export const OPEN_KEYS = keysOf<OpenOptions>({
+  storage: true, embedder: true, dim: true, now: true, logger: true, recall: true, enrichment: true, vectorKernel: true, ann: true, reembed: true,
+  autoEdges: true, neighbourAveraging: true,
+});
 
 /** Checks `open()`'s options before anything loads, and resolves the per-store defaults. */
 export function checkOpenOptions(method: string, options: unknown): { o: OpenOptions; defaults: ResolvedDefaults; autoEdges: ResolvedAutoEdges | null; neighbourAveraging: NeighbourAveraging | null } {
-  const o = checkOptions(method, 'options', options) as OpenOptions;
-  for (const key of Object.keys(o)) if (!OPEN_KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
+  const o = checkOptions(method, 'options', options, OPEN_KEYS) as OpenOptions;
   if (o.embedder != null && o.embedder !== 'required' && (typeof o.embedder !== 'object' || typeof o.embedder.embed !== 'function' || typeof o.embedder.id !== 'string')) {
     throw invalid(method, "options.embedder must be an Embedder ({ id, dim, embed }), 'required' or null", o.embedder);
   }
-  if (o.dim !== undefined && (!Number.isInteger(o.dim) || o.dim < 1 || o.dim > 65_536)) throw invalid(method, 'options.dim must be an integer from 1 to 65536', o.dim);
+  if (o.dim !== undefined) checkIntInRange(method, 'options.dim', o.dim, 1, 65_536);
   if (typeof o.embedder === 'object' && o.embedder !== null && o.dim !== undefined && o.embedder.dim !== o.dim) {
     throw new HybridMindError('DIMENSION_MISMATCH', method, `options.dim is ${o.dim} but the embedder ${JSON.stringify(o.embedder.id)} makes ${o.embedder.dim}-d vectors`);
   }

@@ -9,6 +9,7 @@ import {
   checkNonNegativeInt,
   checkOneOf,
   checkOptions,
+  keysOf,
   checkPositiveInt,
   checkStringList,
   checkTime,
@@ -53,10 +54,11 @@ export interface NormalizedFilter {
 
 const MODES: readonly RecallMode[] = ['hybrid', 'vector', 'lexical', 'graph'];
 const FUSIONS: readonly FusionMethod[] = ['rrf', 'linear'];
-const OPTION_KEYS = new Set([
-  'k', 'mode', 'weights', 'rrfK', 'fusion', 'alpha', 'beta', 'anchors', 'depth', 'edgeTypes', 'asOf',
-  'halfLifeDays', 'historicalWeight', 'filter', 'includeHistorical', 'explain', 'queryEmbedding', 'rerank',
-]);
+export const RECALL_KEYS = keysOf<RecallOptions>({
+  k: true, mode: true, weights: true, rrfK: true, fusion: true, alpha: true, beta: true, anchors: true, depth: true, edgeTypes: true, asOf: true,
+  halfLifeDays: true, historicalWeight: true, filter: true, includeHistorical: true, explain: true, queryEmbedding: true, rerank: true,
+});
+const FILTER_KEYS = keysOf<RecallFilter>({ kind: true, domain: true, metadata: true });
 
 function checkBoolean(method: string, name: string, value: unknown): boolean {
   if (typeof value !== 'boolean') throw invalid(method, `${name} must be true or false`, value);
@@ -64,10 +66,9 @@ function checkBoolean(method: string, name: string, value: unknown): boolean {
 }
 
 function checkWeights(method: string, value: unknown, base: LegWeights): LegWeights {
-  const given = checkOptions(method, 'options.weights', value);
+  const given = checkOptions(method, 'options.weights', value, LEG_NAMES);
   const weights = { ...base };
   for (const [key, w] of Object.entries(given)) {
-    if (!(LEG_NAMES as readonly string[]).includes(key)) throw invalid(method, `options.weights has an unknown leg "${key}"; legs are ${LEG_NAMES.join(', ')}`, value);
     weights[key as keyof LegWeights] = checkFiniteNumber(method, `options.weights.${key}`, w, { min: 0 });
   }
   return weights;
@@ -85,10 +86,7 @@ function labelSet(method: string, name: string, value: unknown): Set<string> | n
 
 function checkFilter(method: string, value: unknown): NormalizedFilter | null {
   if (value === undefined) return null;
-  const f = checkOptions(method, 'options.filter', value) as RecallFilter;
-  for (const key of Object.keys(f)) {
-    if (!['kind', 'domain', 'metadata'].includes(key)) throw invalid(method, `options.filter has an unknown key "${key}"`, value);
-  }
+  const f = checkOptions(method, 'options.filter', value, FILTER_KEYS) as RecallFilter;
   const metadata = checkMetadata(method, 'options.filter.metadata', f.metadata);
   for (const [key, v] of Object.entries(metadata)) {
     if (v !== null && typeof v === 'object') throw invalid(method, `options.filter.metadata.${key} must be a string, number, boolean or null`, v);
@@ -98,7 +96,7 @@ function checkFilter(method: string, value: unknown): NormalizedFilter | null {
 
 /** Validates per-store defaults given to `open()`, with the same rules as per-call options. */
 export function resolveDefaults(method: string, value: unknown): ResolvedDefaults {
-  const given = checkOptions(method, 'options.recall', value) as RecallDefaults;
+  const given = checkOptions(method, 'options.recall', value, RECALL_KEYS) as RecallDefaults;
   for (const key of ['anchors', 'asOf', 'filter', 'queryEmbedding']) {
     if (key in given) throw invalid(method, `options.recall.${key} is per call only`, (given as Record<string, unknown>)[key]);
   }
@@ -108,10 +106,7 @@ export function resolveDefaults(method: string, value: unknown): ResolvedDefault
 
 /** Merges per-call options over the store's defaults, checking every value once. */
 export function resolveRecall(method: string, value: unknown, defaults: ResolvedDefaults): ResolvedRecall {
-  const o = checkOptions(method, 'options', value) as RecallOptions;
-  for (const key of Object.keys(o)) {
-    if (!OPTION_KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
-  }
+  const o = checkOptions(method, 'options', value, RECALL_KEYS) as RecallOptions;
   const defined = <K extends keyof RecallOptions>(key: K): boolean => o[key] !== undefined;
   return {
     k: defined('k') ? checkPositiveInt(method, 'options.k', o.k, 1000) : defaults.k,

@@ -5,12 +5,14 @@ import type { EdgeRow, MemoryRow, NewMemory } from '../storage/repository.js';
 import type { Edge, MemoryInput, MemoryPatch, MemoryRecord, Metadata, Readiness } from '../types.js';
 import {
   checkId,
+  checkKeys,
   checkMetadata,
   checkOptionalLabel,
   checkOptionalTime,
   checkText,
   checkTime,
   isPlainObject,
+  keysOf,
   normalizedVector,
 } from './validate.js';
 
@@ -20,14 +22,8 @@ export interface PreparedMemory {
   vector: Float32Array | null;
 }
 
-const INPUT_KEYS = new Set(['text', 'id', 'kind', 'domain', 'metadata', 'createdAt', 'validFrom', 'validTo', 'embedding']);
-const PATCH_KEYS = new Set(['text', 'kind', 'domain', 'metadata', 'validFrom', 'validTo', 'embedding']);
-
-function checkKeys(method: string, name: string, value: Record<string, unknown>, allowed: Set<string>): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.has(key)) throw invalid(method, `${name} has an unknown field "${key}"; allowed: ${[...allowed].join(', ')}`, key);
-  }
-}
+const INPUT_KEYS = keysOf<MemoryInput>({ text: true, id: true, kind: true, domain: true, metadata: true, createdAt: true, validFrom: true, validTo: true, embedding: true });
+const PATCH_KEYS = keysOf<MemoryPatch>({ text: true, kind: true, domain: true, metadata: true, validFrom: true, validTo: true, embedding: true });
 
 function checkWindow(method: string, name: string, validFrom: number, validTo: number | null): void {
   if (validTo !== null && validTo <= validFrom) {

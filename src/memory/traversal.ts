@@ -2,7 +2,9 @@ import { statusAt } from '../legs/time/temporal.js';
 import type { Direction, TraceOptions, TraceResult } from '../types.js';
 import { toEdge } from './rows.js';
 import type { Indexes } from './indexes.js';
-import { checkEdgeType, checkNonNegativeInt, checkOneOf, checkOptions, checkStringList } from './validate.js';
+import { checkEdgeType, checkNonNegativeInt, checkOneOf, checkOptions, checkStringList, keysOf } from './validate.js';
+
+const TRACE_KEYS = keysOf<TraceOptions>({ depth: true, edgeTypes: true, direction: true });
 
 interface Walk {
   depth: number;
@@ -11,7 +13,7 @@ interface Walk {
 }
 
 export function walkOptions(method: string, options: unknown, defaultDepth: number): Walk {
-  const o = checkOptions(method, 'options', options) as TraceOptions;
+  const o = checkOptions(method, 'options', options, TRACE_KEYS) as TraceOptions;
   return {
     depth: o.depth === undefined ? defaultDepth : checkNonNegativeInt(method, 'options.depth', o.depth, 10),
     edgeTypes: o.edgeTypes === undefined ? [] : checkStringList(method, 'options.edgeTypes', o.edgeTypes, (v) => checkEdgeType(method, v)),

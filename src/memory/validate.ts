@@ -19,10 +19,27 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
-export function checkOptions(method: string, name: string, value: unknown): Record<string, unknown> {
+/**
+ * The keys of an options type, spelled once as `{ key: true, … }` so the compiler refuses a
+ * missing or an extra one: the list a check uses cannot drift from the type it checks.
+ */
+export function keysOf<T>(keys: { [K in keyof Required<T>]: true }): Array<keyof T & string> {
+  return Object.keys(keys) as Array<keyof T & string>;
+}
+
+/** Refuses any key of `value` outside `keys`, naming it and the known ones. */
+export function checkKeys(method: string, name: string, value: object, keys: readonly string[]): void {
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key)) throw invalid(method, `${name} has an unknown key "${key}"; known: ${keys.join(', ')}`, key);
+  }
+}
+
+/** An options argument: `undefined` is `{}`; anything but a plain object with only `keys` is INVALID_ARGUMENT. */
+export function checkOptions<K extends string>(method: string, name: string, value: unknown, keys: readonly K[]): { [P in K]?: unknown } {
   if (value === undefined) return {};
   if (!isPlainObject(value)) throw invalid(method, `${name} must be an object`, value);
-  return value;
+  checkKeys(method, name, value, keys);
+  return value as { [P in K]?: unknown };
 }
 
 export function checkText(method: string, name: string, value: unknown): string {
@@ -87,18 +104,19 @@ export function checkMetadata(method: string, name: string, value: unknown): Met
   return parsed;
 }
 
-export function checkPositiveInt(method: string, name: string, value: unknown, max = 10_000): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw invalid(method, `${name} must be an integer from 1 to ${max}`, value);
+export function checkIntInRange(method: string, name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(method, `${name} must be an integer from ${min} to ${max}`, value);
   }
   return value;
 }
 
+export function checkPositiveInt(method: string, name: string, value: unknown, max = 10_000): number {
+  return checkIntInRange(method, name, value, 1, max);
+}
+
 export function checkNonNegativeInt(method: string, name: string, value: unknown, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) {
-    throw invalid(method, `${name} must be an integer from 0 to ${max}`, value);
-  }
-  return value;
+  return checkIntInRange(method, name, value, 0, max);
 }
 
 export function checkFiniteNumber(method: string, name: string, value: unknown, { min = -Infinity, exclusiveMin = false } = {}): number {

@@ -6,7 +6,9 @@ import type { EnrichmentQueue } from './enrichment.js';
 import type { Indexes } from './indexes.js';
 import { averageWithNeighbours } from './neighbour-averaging.js';
 import { applyPatch, duplicateId, prepareMemory, type PreparedMemory } from './rows.js';
-import { checkEdgeType, checkFiniteNumber, checkId, checkMetadata, checkOptionalTime, checkOptions, normalizedVector } from './validate.js';
+import { checkEdgeType, checkFiniteNumber, checkId, checkMetadata, checkOptionalTime, checkOptions, keysOf, normalizedVector } from './validate.js';
+
+export const RELATE_KEYS = keysOf<RelateOptions>({ weight: true, metadata: true, validFrom: true });
 
 const PROGRESS_EVERY = 1000;
 
@@ -141,7 +143,7 @@ export class Writer {
     const seen = new Set<string>();
     const drafts = edges.map((e, i) => {
       const name = `edges[${i}]`;
-      const spec = checkOptions(method, name, e) as { from?: unknown; to?: unknown; type?: unknown } & RelateOptions;
+      const spec = checkOptions(method, name, e, ['from', 'to', 'type', ...RELATE_KEYS]) as { from?: unknown; to?: unknown; type?: unknown } & RelateOptions;
       const { from, to, type, ...options } = spec;
       const draft = this.#prepareEdge(method, `${name}.`, from, to, type, options);
       const key = `${draft.src}:${draft.dst}:${draft.type}`;
@@ -278,8 +280,7 @@ export class Writer {
 
 /** Checks `relate()` options (or an edge spec's fields under `prefix`, e.g. `edges[2].`). */
 export function checkRelateOptions(method: string, prefix: string, options: unknown): { weight: number; metadata: string; validFrom: number | undefined } {
-  const o = checkOptions(method, prefix ? prefix.slice(0, -1) : 'options', options) as RelateOptions;
-  for (const key of Object.keys(o)) if (!['weight', 'metadata', 'validFrom'].includes(key)) throw invalid(method, `${prefix || 'options.'}${key} is not a known field`, key);
+  const o = checkOptions(method, prefix ? prefix.slice(0, -1) : 'options', options, RELATE_KEYS) as RelateOptions;
   return {
     weight: o.weight === undefined ? 1 : checkFiniteNumber(method, `${prefix || 'options.'}weight`, o.weight, { min: 0, exclusiveMin: true }),
     metadata: JSON.stringify(checkMetadata(method, `${prefix || 'options.'}metadata`, o.metadata)),

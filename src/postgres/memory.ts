@@ -7,7 +7,7 @@ import { defaultLogger, type Logger } from '../logger.js';
 import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRecall } from '../memory/recall-options.js';
 import { toEdge, toRecord } from '../memory/rows.js';
 import { walkOptions } from '../memory/traversal.js';
-import { checkId, checkOneOf, checkOptions, normalizedVector } from '../memory/validate.js';
+import { checkId, checkOneOf, checkOptions, keysOf, normalizedVector } from '../memory/validate.js';
 import type { HybridMemory } from '../hybrid-memory.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
 import type {
@@ -40,7 +40,7 @@ export interface PostgresOpenOptions {
   efSearch?: number;
 }
 
-const OPEN_KEYS = new Set(['connection', 'schema', 'embedder', 'now', 'logger', 'recall', 'efSearch']);
+const OPEN_KEYS = keysOf<PostgresOpenOptions>({ connection: true, schema: true, embedder: true, now: true, logger: true, recall: true, efSearch: true });
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
@@ -80,8 +80,7 @@ export class PostgresMemory {
   /** Connects, creates or migrates the schema (safe from several processes at once) and checks the model. */
   static async open(options: PostgresOpenOptions): Promise<PostgresMemory> {
     const method = 'PostgresMemory.open';
-    const o = checkOptions(method, 'options', options) as unknown as PostgresOpenOptions;
-    for (const key of Object.keys(o)) if (!OPEN_KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
+    const o = checkOptions(method, 'options', options, OPEN_KEYS) as PostgresOpenOptions;
     const schema = o.schema ?? 'hybridmind';
     if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) throw invalid(method, 'options.schema must be a lower-case SQL identifier (letters, digits, _; at most 63)', schema);
     if (o.embedder != null && (typeof o.embedder !== 'object' || typeof o.embedder.embed !== 'function' || typeof o.embedder.id !== 'string')) {
@@ -113,7 +112,7 @@ export class PostgresMemory {
    */
   static async importSnapshot(bytes: Uint8Array, options: PostgresOpenOptions & { limits?: SnapshotLimits }): Promise<PostgresMemory> {
     const method = 'PostgresMemory.importSnapshot';
-    const { limits, ...rest } = checkOptions(method, 'options', options) as unknown as PostgresOpenOptions & { limits?: SnapshotLimits };
+    const { limits, ...rest } = checkOptions(method, 'options', options, [...OPEN_KEYS, 'limits']) as PostgresOpenOptions & { limits?: SnapshotLimits };
     const mem = await PostgresMemory.open(rest);
     try {
       await mem.#replace(method, bytes, limits, true);
@@ -128,9 +127,8 @@ export class PostgresMemory {
   async restoreSnapshot(bytes: Uint8Array, options: { limits?: SnapshotLimits } = {}): Promise<void> {
     const method = 'restoreSnapshot';
     this.#open(method);
-    const o = checkOptions(method, 'options', options);
-    for (const key of Object.keys(o)) if (key !== 'limits') throw invalid(method, `options has an unknown key "${key}"; known: limits`, key);
-    await this.#replace(method, bytes, o['limits'] as SnapshotLimits | undefined, false);
+    const o = checkOptions(method, 'options', options, ['limits']);
+    await this.#replace(method, bytes, o.limits as SnapshotLimits | undefined, false);
   }
 
   async #replace(method: string, bytes: Uint8Array, limits: SnapshotLimits | undefined, mustBeEmpty: boolean): Promise<void> {
@@ -161,7 +159,7 @@ export class PostgresMemory {
   /** Stores many memories in one transaction: all or nothing. */
   async storeMany(inputs: MemoryInput[], options: { onProgress?: (p: { done: number; total: number }) => void } = {}): Promise<string[]> {
     this.#open('storeMany');
-    const o = checkOptions('storeMany', 'options', options) as { onProgress?: unknown };
+    const o = checkOptions('storeMany', 'options', options, ['onProgress']);
     if (!Array.isArray(inputs)) throw invalid('storeMany', 'inputs must be an array of memory inputs', inputs);
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw invalid('storeMany', 'options.onProgress must be a function', o.onProgress);
     return this.#writer.store('storeMany', inputs, 'inputs', o.onProgress as ((p: { done: number; total: number }) => void) | undefined);
@@ -205,7 +203,7 @@ export class PostgresMemory {
     const method = 'edges';
     this.#open(method);
     const checked = checkId(method, 'id', id);
-    const o = checkOptions(method, 'options', options) as { direction?: unknown };
+    const o = checkOptions(method, 'options', options, ['direction']);
     const direction = o.direction === undefined ? 'both' : checkOneOf(method, 'options.direction', o.direction, ['out', 'in', 'both']);
     return this.#db.transaction(method, async (q) => {
       const no = await this.#requireNo(q, method, checked);

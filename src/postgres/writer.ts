@@ -3,7 +3,7 @@ import { HybridMindError, invalid, notFound } from '../errors.js';
 import { randomId } from '../ids.js';
 import { applyPatch, duplicateId, prepareMemory, type PreparedMemory } from '../memory/rows.js';
 import { checkEdgeType, checkId, checkOptions, normalizedVector } from '../memory/validate.js';
-import { checkRelateOptions, closingTime } from '../memory/writer.js';
+import { checkRelateOptions, closingTime, RELATE_KEYS } from '../memory/writer.js';
 import type { EdgeRow, MemoryRow, NewMemory } from '../storage/repository.js';
 import { EDGE_TYPES } from '../types.js';
 import type { Db, Query } from './db.js';
@@ -106,7 +106,7 @@ export class PgWriter {
     const seen = new Set<string>();
     return edges.map((e, i) => {
       const name = `edges[${i}]`;
-      const { from, to, type, ...options } = checkOptions(method, name, e) as { from?: unknown; to?: unknown; type?: unknown };
+      const { from, to, type, ...options } = checkOptions(method, name, e, ['from', 'to', 'type', ...RELATE_KEYS]) as { from?: unknown; to?: unknown; type?: unknown };
       const draft = this.draftEdge(method, `${name}.`, from, to, type, options);
       const key = edgeKey(draft.fromId, draft.toId, draft.type);
       if (seen.has(key)) throw new HybridMindError('CONFLICT', method, `${name} repeats a ${draft.type} edge from ${JSON.stringify(from)} to ${JSON.stringify(to)}`);

@@ -1,6 +1,6 @@
 import { HybridMindError, invalid } from '../errors.js';
 import { HybridMemory, type ImportSnapshotOptions } from '../hybrid-memory.js';
-import { checkOptions } from '../memory/validate.js';
+import { checkIntInRange, checkOptions, keysOf } from '../memory/validate.js';
 import type { SnapshotLimits } from './format.js';
 import { verifySnapshot } from './read.js';
 import type { BackupStore } from './backup-store.js';
@@ -26,7 +26,7 @@ export interface SkippedBackup {
   message: string;
 }
 
-const KEYS = new Set(['keep', 'prefix', 'limits', 'now']);
+const KEYS = keysOf<BackupOptions>({ keep: true, prefix: true, limits: true, now: true });
 /** Errors that make one backup unusable; anything else (storage, model mismatch) stops the walk. */
 const SKIPPABLE = new Set(['CORRUPT', 'UNSUPPORTED']);
 
@@ -58,11 +58,9 @@ export class SnapshotBackups {
 
   constructor(store: BackupStore, options: BackupOptions = {}) {
     const method = 'SnapshotBackups';
-    const o = checkOptions(method, 'options', options) as BackupOptions;
-    for (const key of Object.keys(o)) if (!KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
+    const o = checkOptions(method, 'options', options, KEYS) as BackupOptions;
     if (!store || typeof store.list !== 'function' || typeof store.write !== 'function') throw invalid(method, 'store must be a BackupStore', store);
-    this.#keep = o.keep ?? 5;
-    if (!Number.isSafeInteger(this.#keep) || this.#keep < 1) throw invalid(method, 'options.keep must be a positive integer', o.keep);
+    this.#keep = o.keep === undefined ? 5 : checkIntInRange(method, 'options.keep', o.keep, 1, Number.MAX_SAFE_INTEGER);
     this.#prefix = o.prefix ?? 'hybridmind';
     if (typeof this.#prefix !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(this.#prefix)) throw invalid(method, 'options.prefix must be 1–64 of A-Z a-z 0-9 . _ -', o.prefix);
     if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);

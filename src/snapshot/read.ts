@@ -1,6 +1,6 @@
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid } from '../errors.js';
-import { checkOptions } from '../memory/validate.js';
+import { checkOptions, keysOf } from '../memory/validate.js';
 import type { Repository } from '../storage/repository.js';
 import { readArchive, type VerifiedArchive } from './archive.js';
 import type { StoreContent } from './content.js';
@@ -79,20 +79,18 @@ export async function verifySnapshot(bytes: Uint8Array, expect: SnapshotExpectat
   return manifest;
 }
 
-const EXPECT_KEYS = new Set(['embedder', 'dim', 'limits']);
+const EXPECT_KEYS = keysOf<SnapshotExpectations>({ embedder: true, dim: true, limits: true });
 const LIMIT_KEYS = Object.keys(SNAPSHOT_LIMITS);
 
 export function checkExpectations(method: string, value: unknown): SnapshotExpectations {
-  const o = checkOptions(method, 'options', value);
-  for (const key of Object.keys(o)) if (!EXPECT_KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"`, key);
+  const o = checkOptions(method, 'options', value, EXPECT_KEYS);
   return o as SnapshotExpectations;
 }
 
 export function resolveLimits(method: string, value: unknown): ResolvedLimits {
-  const o = checkOptions(method, 'options.limits', value);
+  const o = checkOptions(method, 'options.limits', value, LIMIT_KEYS);
   const limits = { ...SNAPSHOT_LIMITS };
   for (const [key, v] of Object.entries(o)) {
-    if (!LIMIT_KEYS.includes(key)) throw invalid(method, `options.limits has an unknown key "${key}"; known: ${LIMIT_KEYS.join(', ')}`, key);
     if (v === undefined) continue;
     const min = key === 'maxRatio' ? 1 : 0;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw invalid(method, `options.limits.${key} must be a finite number >= ${min}`, v);

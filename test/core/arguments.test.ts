@@ -34,6 +34,7 @@ const cases: Case[] = [
   ['storeMany: one bad item', () => mem.storeMany([{ text: 'ok' }, { text: '' }]), 'INVALID_ARGUMENT', 'storeMany', 'inputs[1].text'],
   ['storeMany: duplicate ids in the batch', () => mem.storeMany([{ id: 'z', text: 'x' }, { id: 'z', text: 'y' }]), 'CONFLICT', 'storeMany', '"z"'],
   ['storeMany: bad onProgress', () => mem.storeMany([{ text: 'x' }], { onProgress: 3 as never }), 'INVALID_ARGUMENT', 'storeMany', '3'],
+  ['storeMany: unknown option', () => mem.storeMany([{ text: 'x' }], { batch: 10 } as never), 'INVALID_ARGUMENT', 'storeMany', '"batch"'],
   ['relate: unknown from', () => mem.relate('nope', 'b', 'DEPENDS_ON'), 'NOT_FOUND', 'relate', '"nope"'],
   ['relate: unknown to', () => mem.relate('a', 'nope', 'DEPENDS_ON'), 'NOT_FOUND', 'relate', '"nope"'],
   ['relate: bad type', () => mem.relate('a', 'b', 'depends on'), 'INVALID_ARGUMENT', 'relate', '"depends on"'],
@@ -72,6 +73,9 @@ const cases: Case[] = [
   ['forget: unknown id', () => mem.forget('ghost'), 'NOT_FOUND', 'forget', '"ghost"'],
   ['edges: bad direction', () => mem.edges('a', { direction: 'sideways' as never }), 'INVALID_ARGUMENT', 'edges', '"sideways"'],
   ['edges: unknown id', () => mem.edges('ghost'), 'NOT_FOUND', 'edges', '"ghost"'],
+  ['edges: unknown option', () => mem.edges('a', { dir: 'out' } as never), 'INVALID_ARGUMENT', 'edges', '"dir"'],
+  ['trace: unknown option', () => mem.trace('a', { hops: 2 } as never), 'INVALID_ARGUMENT', 'trace', '"hops"'],
+  ['reembed: unknown option', () => mem.reembed({ force: true } as never), 'INVALID_ARGUMENT', 'reembed', '"force"'],
 ];
 
 describe('bad arguments', () => {
