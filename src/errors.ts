@@ -3,21 +3,23 @@
  * Callers (and tests) branch on `code`; the message is for people and always starts with the
  * method that failed and shows the value it received.
  */
-export type ErrorCode =
-  | 'INVALID_ARGUMENT'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'DIMENSION_MISMATCH'
-  | 'MODEL_MISMATCH'
-  | 'STORAGE'
-  | 'CORRUPT'
-  | 'CLOSED'
-  | 'EMBEDDER'
-  | 'UNSUPPORTED'
-  /** An optional peer dependency the called feature needs is not installed; the message names it. */
-  | 'MISSING_DEPENDENCY'
-  /** Another tab owns the store (OPFS allows one writer) and forwarding to it was not possible. */
-  | 'BUSY';
+export const ERROR_CODES = [
+  'INVALID_ARGUMENT',
+  'NOT_FOUND',
+  'CONFLICT',
+  'DIMENSION_MISMATCH',
+  'MODEL_MISMATCH',
+  'STORAGE',
+  'CORRUPT',
+  'CLOSED',
+  'EMBEDDER',
+  'UNSUPPORTED',
+  // An optional peer dependency the called feature needs is not installed; the message names it.
+  'MISSING_DEPENDENCY',
+  // Another tab owns the store (OPFS allows one writer) and forwarding to it was not possible.
+  'BUSY',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class HybridMindError extends Error {
   override readonly name = 'HybridMindError';

@@ -8,7 +8,9 @@ export type { Direction, LegName, MemoryStatus };
 export type TimeInput = number | string | Date;
 export type Metadata = Record<string, unknown>;
 
-export type RecallMode = 'hybrid' | 'vector' | 'lexical' | 'graph';
+/** What `recall` searches with: every leg fused, or one leg alone. */
+export const RECALL_MODES = ['hybrid', 'vector', 'lexical', 'graph'] as const;
+export type RecallMode = (typeof RECALL_MODES)[number];
 export type FusionMethod = 'rrf' | 'linear';
 
 /**

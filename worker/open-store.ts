@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../src/embedder/model-id.js';
 import type { Embedder } from '../src/embedder/types.js';
 import { TransformersEmbedder } from '../src/embedder/transformers.js';
 import { HybridMindError, messageOf } from '../src/errors.js';
@@ -7,9 +8,8 @@ import { loadSqlite3, SqliteWasmDriver } from '../src/storage/sqlite-wasm.js';
 import type { WorkerStoreOptions } from '../src/client/types.js';
 import type { MemoryEvent } from '../src/client/protocol.js';
 
-const DEFAULT_MODEL = 'Xenova/all-MiniLM-L6-v2';
 /** Known output widths, so a store can open before its model has finished loading. */
-const KNOWN_DIMS: Record<string, number> = { [DEFAULT_MODEL]: 384 };
+const KNOWN_DIMS: Record<string, number> = { [DEFAULT_MODEL_ID]: 384 };
 
 export type ModelState = { state: 'off' | 'loading' | 'ready' | 'failed'; id: string | null; error: string | null };
 
@@ -58,7 +58,7 @@ export async function openStore(options: WorkerStoreOptions, emit: (event: Memor
   let embedder: Embedder | null = null;
   if (options.model !== false) {
     const m = options.model ?? {};
-    const modelId = m.modelId ?? DEFAULT_MODEL;
+    const modelId = m.modelId ?? DEFAULT_MODEL_ID;
     const dtype = m.dtype ?? 'q8';
     model.state = 'loading';
     model.id = `${modelId}:${dtype}`;

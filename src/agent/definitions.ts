@@ -3,7 +3,8 @@
  * `handleToolCall()` validates against the same objects, so what the model is told and what is
  * enforced cannot differ. Descriptions are written for the model: when to call, what comes back.
  */
-import { EDGE_TYPES } from '../types.js';
+import { MAX_ID_LENGTH, MAX_LABEL_LENGTH } from '../validation/rules.js';
+import { EDGE_TYPES, RECALL_MODES } from '../types.js';
 import type { JsonSchema } from './json-schema.js';
 
 export const TOOL_NAMES = ['memory_store', 'memory_recall', 'memory_relate', 'memory_forget', 'memory_context'] as const;
@@ -25,11 +26,10 @@ export interface ToolDefinition {
   annotations: ToolAnnotations;
 }
 
-const MAX_ID = 512;
-const id = (description: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: MAX_ID, description });
-const ids = (description: string, maxItems: number): JsonSchema => ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: MAX_ID }, minItems: 1, maxItems, description });
-const label = (description: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: 256, description });
-const labels = (description: string): JsonSchema => ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: 256 }, minItems: 1, maxItems: 20, description });
+const id = (description: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, description });
+const ids = (description: string, maxItems: number): JsonSchema => ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH }, minItems: 1, maxItems, description });
+const label = (description: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: MAX_LABEL_LENGTH, description });
+const labels = (description: string): JsonSchema => ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: MAX_LABEL_LENGTH }, minItems: 1, maxItems: 20, description });
 const date = (description: string): JsonSchema => ({ type: 'string', minLength: 4, maxLength: 64, description: `${description} ISO 8601, e.g. "2026-03-01" or "2026-03-01T09:30:00Z".` });
 const query: JsonSchema = {
   type: 'string',
@@ -86,7 +86,7 @@ export const MEMORY_RECALL: ToolDefinition = {
       k: { type: 'integer', minimum: 1, maximum: 50, description: 'How many hits to return. Default 5.' },
       mode: {
         type: 'string',
-        enum: ['hybrid', 'vector', 'lexical', 'graph'],
+        enum: [...RECALL_MODES],
         description: 'hybrid (default) combines everything; lexical for exact words or identifiers only; vector for meaning only; graph for memories linked to the best matches or to `anchors`.',
       },
       asOf: date('Answer as of this time: only memories recorded by then, judged current or historical then.'),

@@ -1,4 +1,4 @@
-import { HybridMindError, type ErrorCode } from '../errors.js';
+import { ERROR_CODES, HybridMindError, type ErrorCode } from '../errors.js';
 
 /**
  * What crosses between the page, the worker and the other tabs. Errors never cross as objects
@@ -14,7 +14,7 @@ export const MEMORY_METHODS = [
 ] as const;
 export type MemoryMethod = (typeof MEMORY_METHODS)[number];
 
-const CODES = new Set<ErrorCode>(['INVALID_ARGUMENT', 'NOT_FOUND', 'CONFLICT', 'DIMENSION_MISMATCH', 'MODEL_MISMATCH', 'STORAGE', 'CORRUPT', 'CLOSED', 'EMBEDDER', 'UNSUPPORTED', 'BUSY']);
+const CODES = new Set<ErrorCode>(ERROR_CODES);
 
 export interface WireError {
   code: ErrorCode;

@@ -3,7 +3,9 @@
  * `transformers.ts`, and importing `node:` modules dynamically, so browser bundles never pull them in.
  */
 
-export const DEFAULT_MODEL_ID = 'Xenova/all-MiniLM-L6-v2';
+import { DEFAULT_MODEL_ID } from './model-id.js';
+
+export { DEFAULT_MODEL_ID };
 
 /** What `findLocalModel` saw in a provisioned folder. */
 export interface LocalModel {

@@ -2,6 +2,7 @@ import type { FeatureExtractionPipeline, ProgressInfo, env as transformersEnv } 
 import { HybridMindError, invalid, show } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { optionalImport } from '../optional-import.js';
+import { DEFAULT_MODEL_ID } from './model-id.js';
 import type { Embedder } from './types.js';
 import { validateTexts } from './validate.js';
 
@@ -41,7 +42,7 @@ export interface TransformersEmbedderOptions {
   logger?: Logger;
 }
 
-export const DEFAULT_TRANSFORMERS_MODEL = 'Xenova/all-MiniLM-L6-v2';
+export const DEFAULT_TRANSFORMERS_MODEL = DEFAULT_MODEL_ID;
 const DEFAULT_BATCH_SIZE = 32;
 const MAX_BATCH_SIZE = 4096;
 const POOLING = { pooling: 'mean', normalize: true } as const;

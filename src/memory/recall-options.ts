@@ -1,6 +1,6 @@
 import { invalid } from '../errors.js';
 import { LEG_NAMES } from '../legs/types.js';
-import type { FusionMethod, LegWeights, RecallDefaults, RecallFilter, RecallMode, RecallOptions } from '../types.js';
+import { RECALL_MODES, type FusionMethod, type LegWeights, type RecallDefaults, type RecallFilter, type RecallMode, type RecallOptions } from '../types.js';
 import {
   checkEdgeType,
   checkFiniteNumber,
@@ -52,7 +52,6 @@ export interface NormalizedFilter {
   metadata: Array<[string, unknown]>;
 }
 
-const MODES: readonly RecallMode[] = ['hybrid', 'vector', 'lexical', 'graph'];
 const FUSIONS: readonly FusionMethod[] = ['rrf', 'linear'];
 export const RECALL_KEYS = keysOf<RecallOptions>({
   k: true, mode: true, weights: true, rrfK: true, fusion: true, alpha: true, beta: true, anchors: true, depth: true, edgeTypes: true, asOf: true,
@@ -110,7 +109,7 @@ export function resolveRecall(method: string, value: unknown, defaults: Resolved
   const defined = <K extends keyof RecallOptions>(key: K): boolean => o[key] !== undefined;
   return {
     k: defined('k') ? checkPositiveInt(method, 'options.k', o.k, 1000) : defaults.k,
-    mode: defined('mode') ? checkOneOf(method, 'options.mode', o.mode, MODES) : defaults.mode,
+    mode: defined('mode') ? checkOneOf(method, 'options.mode', o.mode, RECALL_MODES) : defaults.mode,
     weights: defined('weights') ? checkWeights(method, o.weights, defaults.weights) : defaults.weights,
     rrfK: defined('rrfK') ? checkFiniteNumber(method, 'options.rrfK', o.rrfK, { min: 0 }) : defaults.rrfK,
     fusion: defined('fusion') ? checkOneOf(method, 'options.fusion', o.fusion, FUSIONS) : defaults.fusion,

@@ -1,0 +1,2 @@
+/** The sentence model the library provisions and loads by default: all-MiniLM-L6-v2, 384-d. */
+export const DEFAULT_MODEL_ID = 'Xenova/all-MiniLM-L6-v2';
