@@ -36,7 +36,8 @@ export interface MemoryInput {
   embedding?: Float32Array;
 }
 
-export interface MemoryRecord {
+/** What every answer shows of a memory: `get()`'s record and each recall hit. */
+export interface MemoryFields {
   id: string;
   text: string;
   kind: string | null;
@@ -45,8 +46,11 @@ export interface MemoryRecord {
   createdAt: number;
   validFrom: number;
   validTo: number | null;
-  /** Status now (see `HybridMemory.open({ now })`). */
+  /** Status at the reference time: now (see `HybridMemory.open({ now })`), or a recall's `asOf`. */
   status: MemoryStatus;
+}
+
+export interface MemoryRecord extends MemoryFields {
   readiness: Readiness;
 }
 
@@ -153,17 +157,8 @@ export interface HitLegs {
   time?: { rank: number; weight: number };
 }
 
-export interface Hit {
-  id: string;
-  text: string;
+export interface Hit extends MemoryFields {
   score: number;
-  kind: string | null;
-  domain: string | null;
-  metadata: Metadata;
-  createdAt: number;
-  validFrom: number;
-  validTo: number | null;
-  status: MemoryStatus;
   legs: HitLegs;
 }
 

@@ -12,7 +12,7 @@ import type {
 } from '../types.js';
 import { EnrichmentQueue, type EnrichmentOptions, type EnrichmentProgress, type EnrichmentStatus } from './enrichment.js';
 import { Indexes } from './indexes.js';
-import { fuse, legsRun, materialize, runLegs } from './recall.js';
+import { search } from './recall.js';
 import { resolveRecall, type ResolvedDefaults, type ResolvedRecall } from './recall-options.js';
 import { toEdge, toRecord } from './rows.js';
 import { checkId, checkOneOf, checkOptions, checkQuery, normalizedVector } from './validate.js';
@@ -205,9 +205,8 @@ export class MemoryCore {
     const queryVector = await this.#queryVector('recall', query, o);
     this.#open('recall');
     const now = this.#now();
-    const lists = runLegs(this.#indexes, o, query, queryVector, now);
-    const hits = materialize(this.#indexes, o, lists, fuse(this.#indexes, o, query, lists, now), now);
-    return { hits, pendingSemantic: this.#indexes.catalog.size - (this.#indexes.vector?.size ?? 0), legsRun: legsRun(lists) };
+    const { hits, legsRun } = search(this.#indexes, o, query, queryVector, now);
+    return { hits, pendingSemantic: this.#indexes.catalog.size - (this.#indexes.vector?.size ?? 0), legsRun };
   }
 
   /** The same query through each leg alone and fused, side by side. */
@@ -216,11 +215,7 @@ export class MemoryCore {
     const base = this.#resolve('compare', query, options);
     const queryVector = await this.#queryVector('compare', query, base);
     const now = this.#now();
-    const run = (mode: ResolvedRecall['mode']): Hit[] => {
-      const o = { ...base, mode };
-      const lists = runLegs(this.#indexes, o, query, queryVector, now);
-      return materialize(this.#indexes, o, lists, fuse(this.#indexes, o, query, lists, now), now);
-    };
+    const run = (mode: ResolvedRecall['mode']): Hit[] => search(this.#indexes, { ...base, mode }, query, queryVector, now).hits;
     return { vector: run('vector'), lexical: run('lexical'), graph: run('graph'), hybrid: run('hybrid') };
   }
 

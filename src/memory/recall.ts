@@ -182,6 +182,12 @@ function legRanks(lists: LegLists): Partial<Record<LegName, number[]>> {
   };
 }
 
+/** One recall from query to hits: the legs the mode asks for, their fusion, the top `k` as hits. */
+export function search(parts: RecallParts, o: ResolvedRecall, query: string, queryVector: Float32Array | null, now: number): { hits: Hit[]; legsRun: LegName[] } {
+  const lists = runLegs(parts, o, query, queryVector, now);
+  return { hits: materialize(parts, o, lists, fuse(parts, o, query, lists, now), now), legsRun: legsRun(lists) };
+}
+
 export function legsRun(lists: LegLists): LegName[] {
   return LEG_NAMES.filter((leg) => lists[leg] !== null);
 }
