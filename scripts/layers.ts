@@ -26,16 +26,17 @@ export const LAYERS: readonly Layer[] = [
     modules: ['src/legs/vector/', 'src/legs/lexical/', 'src/legs/graph/', 'src/legs/time/', 'src/fusion/', 'src/storage/', 'src/embedder/'],
     isolated: true,
   },
+  { name: 'validation', modules: ['src/validation/'] },
   { name: 'core', modules: ['src/types.ts', 'src/memory/'] },
   { name: 'services', modules: ['src/snapshot/', 'src/agent/context.ts', 'src/client/'] },
   { name: 'facade', modules: ['src/hybrid-memory.ts'] },
   {
     name: 'adapters',
-    modules: ['src/agent/', 'src/snapshot/backups.ts', 'src/snapshot/node-files.ts', 'src/snapshot/opfs-store.ts', 'src/edge/', 'src/mcp/', 'src/worker/', 'worker/'],
+    modules: ['src/agent/', 'src/snapshot/backups.ts', 'src/snapshot/node-files.ts', 'src/snapshot/opfs-store.ts', 'src/edge/', 'src/mcp/', 'src/postgres/', 'src/worker/', 'worker/'],
   },
   {
     name: 'entries',
-    modules: ['src/index.ts', 'src/node.ts', 'src/client/index.ts', 'src/edge/index.ts', 'src/mcp/index.ts', 'src/mcp/bin.ts', 'src/vite/', 'src/worker/memory.worker.ts', 'worker/memory.worker.ts'],
+    modules: ['src/index.ts', 'src/node.ts', 'src/client/index.ts', 'src/edge/index.ts', 'src/mcp/index.ts', 'src/mcp/bin.ts', 'src/postgres/index.ts', 'src/vite/', 'src/worker/memory.worker.ts', 'worker/memory.worker.ts'],
   },
 ];
 
