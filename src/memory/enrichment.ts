@@ -158,8 +158,18 @@ export class EnrichmentQueue {
           fail();
         }
       }
-      const progress = { done: this.#done, pending: this.#pending.size, failed: this.#failed.size };
-      for (const listener of this.#listeners) listener(progress);
+      this.#report({ done: this.#done, pending: this.#pending.size, failed: this.#failed.size });
+    }
+  }
+
+  /** A listener is the app's code: when it throws, the app hears of it and enrichment goes on. */
+  #report(progress: EnrichmentProgress): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(progress);
+      } catch (error) {
+        this.#logger('error', 'enrichment: an onProgress callback threw; enrichment goes on', { error: messageOf(error) });
+      }
     }
   }
 
