@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
+import { HybridMemory } from '../src/hybrid-memory.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
 import type { Scored } from '../src/legs/types.js';
@@ -76,6 +77,28 @@ describe('loadVectorKernel', () => {
     expect(await loadVectorKernel(new Uint8Array([1, 2, 3]))).toBeNull();
     const empty = await WebAssembly.compile(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
     expect(await loadVectorKernel(empty)).toBeNull();
+  });
+
+  it('says once, through the logger, why it fell back to the JavaScript scan', async () => {
+    const logged: Array<{ level: string; message: string }> = [];
+    const logger = (level: string, message: string) => logged.push({ level, message });
+    expect(await loadVectorKernel(new Uint8Array([1, 2, 3]), logger)).toBeNull();
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.level).toBe('warn');
+    expect(logged[0]!.message).toMatch(/vector kernel unavailable, the exact scan runs in plain JavaScript: .*WebAssembly/);
+    const empty = await WebAssembly.compile(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+    expect(await loadVectorKernel(empty, logger)).toBeNull();
+    expect(logged).toHaveLength(2);
+    expect(logged[1]!.message).toMatch(/not the hybridmind vector kernel|memory|dot/);
+    expect(await loadVectorKernel(undefined, logger)).toBe(kernel);
+    expect(logged).toHaveLength(2);
+  });
+
+  it('tells the store logger when the kernel it was given cannot load', async () => {
+    const logged: string[] = [];
+    const mem = await HybridMemory.open({ embedder: null, vectorKernel: new Uint8Array([1, 2, 3]), logger: (level, message) => logged.push(`${level}: ${message}`) });
+    await mem.close();
+    expect(logged.filter((m) => /vector kernel unavailable/.test(m))).toEqual([expect.stringMatching(/^warn: /)]);
   });
 });
 

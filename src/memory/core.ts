@@ -53,7 +53,7 @@ export async function openCore(method: string, options: OpenOptions): Promise<Op
   try {
     const repo = new Repository(driver);
     const dim = reconcileModel(method, repo, embedder, o.dim ?? embedder?.dim ?? null, o.reembed === true);
-    const kernel = o.vectorKernel === false ? null : await loadVectorKernel(o.vectorKernel);
+    const kernel = o.vectorKernel === false ? null : await loadVectorKernel(o.vectorKernel, logger);
     const indexes = new Indexes(repo, { kernel, dim, ann: o.ann ?? {}, logger, autoEdges, neighbourAveraging });
     indexes.rebuild();
     return { repo, indexes, embedder, now: o.now ?? Date.now, logger, defaults, enrichment: o.enrichment };

@@ -1,8 +1,11 @@
 /**
  * Loads the WebAssembly SIMD inner-product kernel (`kernel.wat`, assembled to `kernel.wasm` by
- * `scripts/build-kernel.mjs`). Loading never throws and never logs: when WebAssembly, SIMD or the
- * file is unavailable it resolves to `null` and the index falls back to plain JavaScript.
+ * `scripts/build-kernel.mjs`). Loading never throws: when WebAssembly, SIMD or the file is
+ * unavailable it resolves to `null`, says why through the logger, and the index falls back to
+ * plain JavaScript (several times slower on large stores).
  */
+import { messageOf } from '../../errors.js';
+import { silentLogger, type Logger } from '../../logger.js';
 
 /** One instance of the kernel. It owns its memory, so every index gets its own instance. */
 export interface VectorKernelInstance {
@@ -23,7 +26,10 @@ export interface VectorKernel {
 
 export type VectorKernelSource = WebAssembly.Module | ArrayBuffer | Uint8Array;
 
-let bundled: Promise<VectorKernel | null> | undefined;
+/** A kernel, or why there is none. */
+type Loaded = { kernel: VectorKernel; why?: never } | { kernel: null; why: string };
+
+let bundled: Promise<Loaded> | undefined;
 
 /**
  * Compiles the kernel, or wraps an already compiled module.
@@ -40,46 +46,47 @@ let bundled: Promise<VectorKernel | null> | undefined;
  * import wasm from './kernel.wasm';                   // workerd: a precompiled WebAssembly.Module
  * const kernel = await loadVectorKernel(wasm);
  */
-export function loadVectorKernel(source?: VectorKernelSource): Promise<VectorKernel | null> {
+export async function loadVectorKernel(source?: VectorKernelSource, logger: Logger = silentLogger): Promise<VectorKernel | null> {
+  const loaded = await load(source);
+  if (loaded.kernel === null) logger('warn', `vector kernel unavailable, the exact scan runs in plain JavaScript: ${loaded.why}`, { error: loaded.why });
+  return loaded.kernel;
+}
+
+function load(source: VectorKernelSource | undefined): Promise<Loaded> {
   if (source === undefined) {
     bundled ??= fromBytes(readBundled());
     return bundled;
   }
-  if (typeof WebAssembly === 'undefined') return Promise.resolve(null);
+  if (typeof WebAssembly === 'undefined') return Promise.resolve({ kernel: null, why: 'this runtime has no WebAssembly' });
   if (source instanceof WebAssembly.Module) return Promise.resolve(wrap(source));
   return fromBytes(Promise.resolve(source));
 }
 
-async function fromBytes(bytes: Promise<ArrayBuffer | Uint8Array | null>): Promise<VectorKernel | null> {
+async function fromBytes(bytes: Promise<ArrayBuffer | Uint8Array>): Promise<Loaded> {
   try {
-    if (typeof WebAssembly === 'undefined') return null;
-    const data = await bytes;
-    if (data === null) return null;
+    if (typeof WebAssembly === 'undefined') return { kernel: null, why: 'this runtime has no WebAssembly' };
     // `compile` rejects when the engine lacks SIMD, which is exactly the fallback case.
-    return wrap(await WebAssembly.compile(data as BufferSource));
-  } catch {
-    return null;
+    return wrap(await WebAssembly.compile((await bytes) as BufferSource));
+  } catch (error) {
+    return { kernel: null, why: messageOf(error) };
   }
 }
 
-async function readBundled(): Promise<ArrayBuffer | Uint8Array | null> {
+async function readBundled(): Promise<ArrayBuffer | Uint8Array> {
   const url = new URL('./kernel.wasm', import.meta.url);
-  try {
-    if (globalThis.process?.versions?.node) {
-      // A computed specifier keeps browser bundlers from trying to resolve a Node built-in.
-      const specifier = 'node:fs/promises';
-      const fs = (await import(/* @vite-ignore */ specifier)) as typeof import('node:fs/promises');
-      return new Uint8Array(await fs.readFile(url));
-    }
-    const response = await fetch(url);
-    return response.ok ? await response.arrayBuffer() : null;
-  } catch {
-    return null;
+  if (globalThis.process?.versions?.node) {
+    // A computed specifier keeps browser bundlers from trying to resolve a Node built-in.
+    const specifier = 'node:fs/promises';
+    const fs = (await import(/* @vite-ignore */ specifier)) as typeof import('node:fs/promises');
+    return new Uint8Array(await fs.readFile(url));
   }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`fetching ${url.href} answered ${response.status}`);
+  return response.arrayBuffer();
 }
 
 /** Checks the exports once, up front, so a wrong module becomes `null` rather than a later crash. */
-function wrap(module: WebAssembly.Module): VectorKernel | null {
+function wrap(module: WebAssembly.Module): Loaded {
   try {
     const kernel: VectorKernel = {
       module,
@@ -94,8 +101,8 @@ function wrap(module: WebAssembly.Module): VectorKernel | null {
       },
     };
     kernel.instantiate();
-    return kernel;
-  } catch {
-    return null;
+    return { kernel };
+  } catch (error) {
+    return { kernel: null, why: messageOf(error) };
   }
 }
