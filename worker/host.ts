@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink';
-import { HybridMindError, invalid } from '../src/errors.js';
+import { HybridMindError, invalid, messageOf } from '../src/errors.js';
 import type { LogLevel } from '../src/logger.js';
 import type { HybridMemory } from '../src/hybrid-memory.js';
 import { MEMORY_METHODS, settle, toWire, transferables, unwrap, type MemoryEvent, type MemoryMethod, type Outcome } from '../src/client/protocol.js';
@@ -64,7 +64,10 @@ class StoreHost {
         }
         this.#role = 'follower';
         this.#emit({ type: 'role', role: 'follower', store: name });
-        void this.#lock(false).then((got) => (got ? this.#promote() : undefined));
+        void this.#lock(false).then(
+          (got) => (got ? this.#promote() : undefined),
+          (error: unknown) => this.#log('error', `${messageOf(error)}; this tab will not take the store over when its owner closes`),
+        );
       }
       return { role: this.#role! };
     });
@@ -96,9 +99,13 @@ class StoreHost {
     this.#release = null;
   }
 
-  /** Resolves true once this worker holds the store's lock (held until close or the tab goes). */
+  /**
+   * Resolves true once this worker holds the store's lock (held until close or the tab goes),
+   * false when another tab holds it. A failing Web Locks request rejects: it says nothing about
+   * who owns the store.
+   */
   #lock(ifAvailable: boolean): Promise<boolean> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       navigator.locks
         .request(`hybridmind:${this.#name}`, { ifAvailable }, (lock) => {
           if (!lock || this.#closed) {
@@ -108,16 +115,13 @@ class StoreHost {
           resolve(true);
           return new Promise<void>((release) => (this.#release = release));
         })
-        .catch(() => resolve(false));
+        .catch((cause: unknown) => reject(new HybridMindError('STORAGE', 'connect', `the Web Lock for store ${JSON.stringify(this.#name)} failed: ${messageOf(cause)}`, { cause })));
     });
   }
 
   async #becomeOwner(): Promise<void> {
     this.#role = 'owner';
-    const logger = (level: LogLevel, message: string) => {
-      if (level !== 'debug') this.#emit({ type: 'model', status: `log:${level}`, file: message });
-    };
-    this.#opened = openStore(this.#options, (e) => this.#emit(e), logger);
+    this.#opened = openStore(this.#options, (e) => this.#emit(e), (level, message) => this.#log(level, message));
     try {
       await this.#opened;
     } catch (error) {
@@ -126,6 +130,11 @@ class StoreHost {
       throw error;
     }
     this.#emit({ type: 'role', role: 'owner', store: this.#name });
+  }
+
+  /** The worker's log reaches the page as `log:<level>` events. */
+  #log(level: LogLevel, message: string): void {
+    if (level !== 'debug') this.#emit({ type: 'model', status: `log:${level}`, file: message });
   }
 
   /** The owner's tab went away: take over, then re-run what was waiting on it. */
