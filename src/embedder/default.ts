@@ -1,12 +1,11 @@
 import { HybridMindError, messageOf } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { FETCH_COMMAND } from './model-id.js';
 import type { Embedder } from './types.js';
 
 let shared: Promise<Embedder> | undefined;
 
 const inNode = (): boolean => typeof process !== 'undefined' && typeof process.versions?.node === 'string';
-
-export const FETCH_COMMAND = 'npx hybridmind model fetch';
 
 /** Node: the folder `npx hybridmind model fetch` fills, offline. Elsewhere: the hub, cached by transformers.js. */
 async function load(logger: Logger): Promise<Embedder> {

@@ -3,7 +3,8 @@
  * `transformers.ts`, and importing `node:` modules dynamically, so browser bundles never pull them in.
  */
 
-import { DEFAULT_MODEL_ID } from './model-id.js';
+import { HybridMindError, messageOf } from '../errors.js';
+import { DEFAULT_MODEL_ID, FETCH_COMMAND } from './model-id.js';
 
 export { DEFAULT_MODEL_ID };
 
@@ -18,7 +19,7 @@ export interface LocalModel {
   dtypes: Array<'fp32' | 'q8'>;
   /** The original checkpoint (`model.safetensors`) when the folder keeps it, for reference checks. */
   safetensorsPath: string | null;
-  /** `manifest.json` written by `hybridmind model fetch` (source, sha256 per file), or null when absent. */
+  /** `manifest.json` written by `hybridmind model fetch` (source, sha256 per file), or null when absent (a damaged one is CORRUPT). */
   manifest: LocalModelManifest | null;
 }
 
@@ -106,11 +107,18 @@ export async function findLocalModel(
   if (await isFile(join(dir, 'onnx', 'model_quantized.onnx'))) dtypes.push('q8');
   if (dtypes.length === 0) return null;
   const safetensors = join(dir, 'model.safetensors');
+  const manifestPath = join(dir, 'manifest.json');
   let manifest: LocalModelManifest | null = null;
-  try {
-    manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as LocalModelManifest;
-  } catch {
-    manifest = null;
+  if (await isFile(manifestPath)) {
+    // A manifest that is there but unreadable says the folder was damaged: not the same as none.
+    try {
+      manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as LocalModelManifest;
+    } catch (cause) {
+      throw new HybridMindError('CORRUPT', 'findLocalModel', `${manifestPath} is not readable JSON (${messageOf(cause)}); run \`${FETCH_COMMAND}\` again`, { cause });
+    }
+    if (manifest === null || typeof manifest !== 'object' || typeof manifest.files !== 'object' || manifest.files === null) {
+      throw new HybridMindError('CORRUPT', 'findLocalModel', `${manifestPath} has no files list; run \`${FETCH_COMMAND}\` again`);
+    }
   }
   return {
     root,
