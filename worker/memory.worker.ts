@@ -9,6 +9,9 @@ import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
 import { provideTransformers } from '../src/embedder/transformers.js';
 import { exposeMemoryWorker } from './host.js';
 
+// transformers.js would otherwise load ONNX Runtime's factory from a blob: URL, which an extension's
+// CSP (script-src 'self') refuses; imported from its own URL it works everywhere.
+env.useWasmCache = false;
 const onnx = env.backends.onnx as { wasm?: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean } };
 if (onnx.wasm) {
   onnx.wasm.wasmPaths = { mjs: new URL(ortMjs, self.location.href).href, wasm: new URL(ortWasm, self.location.href).href };

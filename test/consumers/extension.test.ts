@@ -42,7 +42,7 @@ describe('an MV3 extension from the packed package', () => {
         if (/Content Security Policy|unsafe-eval|EvalError/i.test(m.text())) violations.push(m.text());
       });
       const first = await pageResult(page, `chrome-extension://${id}/page.html`);
-      expect(first).toMatchObject({ memories: 2 });
+      expect(first).toMatchObject({ memories: 2, model: { state: 'ready', error: null } });
       expect(first.legsRun).toContain('vector');
       expect(first.ids[0]).toBe('ticket');
       expect(await pageResult(page, null)).toEqual(first);

@@ -19,8 +19,9 @@ beforeAll(async () => {
   ({ dir } = await installConsumer('workerd'));
   for (const file of EXAMPLE_FILES) await copyFile(join(EXAMPLE, file), join(dir, file));
   await runOk('node', ['build.mjs'], { cwd: dir });
-  // Nothing listens on this port: the embeddings server is down.
-  workerd = await startWorkerd(join(dir, 'config.capnp'), ['-e', `embeddings=127.0.0.1:${await freePort()}`]);
+  // config.capnp's ./data is relative to where workerd is started; this test starts it elsewhere.
+  // Nothing listens on the embeddings port: the server is down.
+  workerd = await startWorkerd(join(dir, 'config.capnp'), ['-d', `do-storage=${join(dir, 'data')}`, '-e', `embeddings=127.0.0.1:${await freePort()}`]);
 });
 
 afterAll(async () => {

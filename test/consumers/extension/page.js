@@ -11,4 +11,5 @@ if ((await mem.stats()).memories === 0) {
 await mem.ready();
 const { hits, legsRun } = await mem.recallReport('which issue covers rotating the integration credentials?');
 const memories = (await mem.stats()).memories;
-document.getElementById('out').textContent = JSON.stringify({ legsRun, ids: hits.map((h) => h.id), memories });
+const model = await mem.modelStatus();                      // { state: 'ready' | 'failed' | …, error }
+document.getElementById('out').textContent = JSON.stringify({ legsRun, ids: hits.map((h) => h.id), memories, model });

@@ -49,6 +49,7 @@ export interface AppResult {
   legsRun: string[];
   ids: string[];
   memories: number;
+  model?: { state: string; error: string | null };
 }
 
 /** Loads `url` and returns what the fixture page printed into #out, failing with the page's errors. */
