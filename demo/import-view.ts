@@ -13,7 +13,7 @@ export async function loadSample(mem: RemoteMemory): Promise<void> {
   const have = new Set((await Promise.all(SAMPLE_MEMORIES.map((m) => mem.edges(m.id!, { direction: 'out' })))).flat().map((e) => `${e.from} ${e.type} ${e.to}`));
   const edges = SAMPLE_EDGES.filter(([from, to, type]) => !have.has(`${from} ${type} ${to}`)).map(([from, to, type]) => ({ from, to, type }));
   if (edges.length > 0) await mem.relateMany(edges);
-  notify(`Sample project loaded: ${SAMPLE_MEMORIES.length} memories, ${SAMPLE_EDGES.length} relations (${missing.length} memories were new)`);
+  notify(`Sample project loaded: ${SAMPLE_MEMORIES.length} memories, ${SAMPLE_EDGES.length} relations (${missing.length} of the memories were new)`);
 }
 
 /**

@@ -238,7 +238,7 @@ test.describe('desktop', () => {
     // The sample is one click away even after it was edited away.
     await other.evaluate(() => (window as unknown as { demoMemory: { forget(id: string): Promise<void> } }).demoMemory.forget('ops-1193'));
     await other.getByRole('button', { name: 'Load the sample project' }).click();
-    await expect(other.locator('#notice')).toContainText('Sample project loaded: 23 memories, 17 relations (1 memories were new)');
+    await expect(other.locator('#notice')).toContainText('Sample project loaded: 23 memories, 17 relations (1 of the memories were new)');
     await other.close();
   });
 
