@@ -128,14 +128,15 @@ export class SqliteFileDriver implements SqlDriver {
     try {
       // Exclusive mode first: then WAL needs no shared-memory file, and the lock below is held until close.
       db.pragma('locking_mode = EXCLUSIVE');
-      db.pragma('journal_mode = WAL');
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal') throw new HybridMindError('STORAGE', method, `${absolute} cannot use SQLite's WAL mode (it stays in ${String(mode)})`);
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
       db.exec('BEGIN EXCLUSIVE; COMMIT');
     } catch (cause) {
       db.close();
       const error = toStorageError(method, cause);
-      if (error.code === 'BUSY') throw new HybridMindError('BUSY', method, `${absolute} is open in another process (a file store has one owner); close it there first`, { cause });
+      if (error.code === 'BUSY') throw new HybridMindError('BUSY', method, `${absolute} is open elsewhere (in another process, or in another store of this one); a file store has one owner: close it there first`, { cause });
       throw error;
     }
     return new SqliteFileDriver(db, absolute);
