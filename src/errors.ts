@@ -16,7 +16,8 @@ export const ERROR_CODES = [
   'UNSUPPORTED',
   // An optional peer dependency the called feature needs is not installed; the message names it.
   'MISSING_DEPENDENCY',
-  // Another tab owns the store (OPFS allows one writer) and forwarding to it was not possible.
+  // Another tab owns the store (OPFS allows one writer) and forwarding to it was not possible, or
+  // another process owns a file store.
   'BUSY',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

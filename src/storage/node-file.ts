@@ -6,11 +6,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { HybridMindError, invalid } from '../errors.js';
+import { optionalImport } from '../optional-import.js';
 import type { SqlDriver, SqlRow, SqlValue } from './driver.js';
 import { Transactions } from './transactions.js';
-
-/** The version tested here; better-sqlite3 13 needs Node 22. */
-export const FILE_ENGINE = 'better-sqlite3@12.11.1';
 
 export interface SqliteFileOptions {
   /**
@@ -37,17 +35,23 @@ type DatabaseConstructor = new (path: string, options: { timeout: number }) => D
 
 let engine: Promise<DatabaseConstructor> | undefined;
 
-/** Loads the optional peer dependency on first use, with an error that says what to install. */
+/** Loads the optional peer dependency on first use; missing, it is MISSING_DEPENDENCY naming the package. */
 function loadEngine(method: string): Promise<DatabaseConstructor> {
-  const name = 'better-sqlite3';
-  engine ??= import(/* @vite-ignore */ name).then(
-    (m: { default: DatabaseConstructor }) => m.default,
-    (cause: unknown) => {
+  engine ??= optionalImport<{ default: DatabaseConstructor }>(method, 'better-sqlite3', 'better-sqlite3').then(
+    (m) => m.default,
+    (error: unknown) => {
       engine = undefined;
-      throw new HybridMindError('UNSUPPORTED', method, `a file as storage needs the optional package better-sqlite3 (install it: npm install ${FILE_ENGINE}); loading it failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+      throw error;
     },
   );
   return engine;
+}
+
+/** better-sqlite3 loads its native addon on first use: an install that skipped its build script fails only here. */
+function addonMissing(method: string, cause: unknown): HybridMindError | null {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (!/bindings file|better_sqlite3\.node|NODE_MODULE_VERSION/.test(message)) return null;
+  return new HybridMindError('MISSING_DEPENDENCY', method, `better-sqlite3 is installed but its native addon is not built for this Node (${message.split('\n')[0]}); run \`npm rebuild better-sqlite3\` (allow its install script)`, { cause });
 }
 
 function toStorageError(method: string, cause: unknown): HybridMindError {
@@ -119,19 +123,20 @@ export class SqliteFileDriver implements SqlDriver {
     try {
       db = new Database(absolute, { timeout });
     } catch (cause) {
-      throw toStorageError(method, cause);
+      throw addonMissing(method, cause) ?? toStorageError(method, cause);
     }
     try {
       // Exclusive mode first: then WAL needs no shared-memory file, and the lock below is held until close.
       db.pragma('locking_mode = EXCLUSIVE');
-      db.pragma('journal_mode = WAL');
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal') throw new HybridMindError('STORAGE', method, `${absolute} cannot use SQLite's WAL mode (it stays in ${String(mode)})`);
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
       db.exec('BEGIN EXCLUSIVE; COMMIT');
     } catch (cause) {
       db.close();
       const error = toStorageError(method, cause);
-      if (error.code === 'BUSY') throw new HybridMindError('BUSY', method, `${absolute} is open in another process (a file store has one owner); close it there first`, { cause });
+      if (error.code === 'BUSY') throw new HybridMindError('BUSY', method, `${absolute} is open elsewhere (in another process, or in another store of this one); a file store has one owner: close it there first`, { cause });
       throw error;
     }
     return new SqliteFileDriver(db, absolute);

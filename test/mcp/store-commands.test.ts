@@ -69,7 +69,7 @@ describe('hybridmind-mcp export / import', () => {
     try {
       const run = await cli('export', 'busy.mind.zip', '--file', 'a.db');
       expect(run.code).toBe(1);
-      expect(run.log).toContain('is open in another process');
+      expect(run.log).toContain('is open elsewhere');
       expect(existsSync(join(dir, 'busy.mind.zip'))).toBe(false);
     } finally {
       await owner.close();

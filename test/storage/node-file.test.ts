@@ -101,6 +101,23 @@ describe('HybridMemory.open({ storage: path })', () => {
   });
 });
 
+describe('without the optional engine', () => {
+  it('a path fails with MISSING_DEPENDENCY naming better-sqlite3, while memory stores still open', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const script = `
+      const { HybridMemory } = await import(${JSON.stringify(new URL('../../src/index.ts', import.meta.url).pathname)});
+      const error = await HybridMemory.open({ storage: ${JSON.stringify(join(dir, 'never.db'))}, embedder: null }).then(() => null, (e) => e);
+      const mem = await HybridMemory.open({ embedder: null });
+      console.log(JSON.stringify({ code: error?.code, message: error?.message, memory: (await mem.stats()).storage }));`;
+    const hide = new URL('../support/hide-better-sqlite3.mjs', import.meta.url).pathname;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--import', hide, '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const result = JSON.parse(run.stdout) as { code: string; message: string; memory: string };
+    expect(result).toMatchObject({ code: 'MISSING_DEPENDENCY', memory: 'sqlite-wasm:memory' });
+    expect(result.message).toContain('npm install better-sqlite3');
+    expect(existsSync(join(dir, 'never.db'))).toBe(false);
+  });
+});
+
 describe('one owner per file', () => {
   it('a second open fails with BUSY while a process holds the file, and succeeds once that process is killed', async () => {
     const path = join(dir, 'owned.db');
