@@ -7,7 +7,7 @@ import { defaultLogger, type Logger } from '../logger.js';
 import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRecall } from '../memory/recall-options.js';
 import { toEdge, toRecord } from '../memory/rows.js';
 import { walkOptions } from '../memory/traversal.js';
-import { checkId, checkOneOf, checkOptions, keysOf, normalizedVector } from '../memory/validate.js';
+import { checkId, checkOneOf, checkOptions, checkQuery, keysOf, normalizedVector } from '../memory/validate.js';
 import type { HybridMemory } from '../hybrid-memory.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
 import type {
@@ -255,7 +255,7 @@ export class PostgresMemory {
   /** Evidence for a prompt, built by the core's context builder from this memory's recall. */
   async context(query: string, options: ContextOptions = {}): Promise<Context> {
     this.#open('context');
-    if (typeof query !== 'string' || query.trim() === '') throw invalid('context', 'query must be a non-empty string', query);
+    checkQuery('context', 'query', query);
     const { context, recall } = contextOptions('context', options);
     const hits = await this.recall(query, { ...recall, k: Math.min(1000, context.maxItems * 3), explain: false });
     const embedder = this.#embedder;
@@ -271,7 +271,8 @@ export class PostgresMemory {
   async trace(idOrQuery: string, options: TraceOptions = {}): Promise<TraceResult> {
     const method = 'trace';
     this.#open(method);
-    if (typeof idOrQuery !== 'string' || idOrQuery.trim() === '') throw invalid(method, 'idOrQuery must be a memory id or a non-empty query', idOrQuery);
+    // An id is at most MAX_ID_LENGTH, so anything that may be an id passes the query rule too.
+    checkQuery(method, 'idOrQuery', idOrQuery);
     const w = walkOptions(method, options, 2);
     let start = (await this.#db.query(method, `SELECT no FROM ${this.#db.t('memories')} WHERE id = $1`, [idOrQuery])).rows[0]?.['no'];
     if (start === undefined) {
@@ -390,7 +391,7 @@ export class PostgresMemory {
   }
 
   #resolve(method: string, query: unknown, options: unknown): ResolvedRecall {
-    if (typeof query !== 'string' || query.trim() === '') throw invalid(method, 'query must be a non-empty string', query);
+    checkQuery(method, 'query', query);
     return resolveRecall(method, options, this.#defaults);
   }
 

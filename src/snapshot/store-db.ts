@@ -1,8 +1,8 @@
 /**
  * store.db, the snapshot's truth, opened from bytes in its own in-memory SQLite and checked
- * before anything is derived from it: SQLite's own integrity and foreign-key checks, the schema
- * version, the exact schema (no extra tables, views or triggers), and every row's types — SQLite
- * does not enforce column types, and a crafted file could otherwise crash the index rebuild.
+ * before anything is derived from it: the checks every database from outside gets
+ * (`validation/database.ts`: integrity, foreign keys, exact schema, the API's row rules), plus
+ * the snapshot's own — the schema version and the counts against the manifest.
  */
 import { HybridMindError } from '../errors.js';
 import type { SqlDriver } from '../storage/driver.js';
@@ -31,7 +31,8 @@ export async function openStoreDb(method: string, bytes: Uint8Array, manifest: S
   }
   try {
     const fail = (message: string, cause?: unknown) => corrupt(method, `store.db ${message}`, cause);
-    const { repository, rows: content } = await adoptForeignDatabase(driver, fail, readContent, () => checkSchemaVersion(method, driver.all<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")[0]?.value, manifest));
+    const version = () => driver.all<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")[0]?.value;
+    const { repository, rows: content } = await adoptForeignDatabase(driver, fail, readContent, () => checkSchemaVersion(method, version(), manifest));
     checkAgainstManifest(method, content, manifest);
     return { repository, content };
   } catch (error) {
