@@ -35,7 +35,7 @@ interface CheckedList {
   idPrefix: string | null;
 }
 
-function checkList(method: string, options: unknown): CheckedList {
+export function checkList(method: string, options: unknown): CheckedList {
   const o = checkOptions(method, 'options', options);
   for (const key of Object.keys(o)) {
     if (!KEYS.has(key)) throw invalid(method, `options has an unknown key "${key}"; known: ${[...KEYS].join(', ')}`, key);
