@@ -11,7 +11,7 @@ export type Metadata = Record<string, unknown>;
 /** What `recall` searches with: every leg fused, or one leg alone. */
 export const RECALL_MODES = ['hybrid', 'vector', 'lexical', 'graph'] as const;
 export type RecallMode = (typeof RECALL_MODES)[number];
-export type FusionMethod = 'rrf' | 'linear';
+export type FusionMethod = 'convex' | 'rrf' | 'linear';
 
 /**
  * How far a memory has been indexed: `stored` (committed), `lexical` (BM25, graph and time see it),
@@ -144,6 +144,12 @@ export interface RecallOptions {
    * identifiers, numbers, dates and versions (deterministic, no model). Default false.
    */
   rerank?: boolean;
+  /**
+   * Graph leg: also walk the entity graph (memories linked by the names, identifiers and quoted
+   * phrases their texts share, and conversation turns by their neighbours) by personalized
+   * PageRank from the best vector+lexical candidates and the query's own entities. Default true.
+   */
+  entityGraph?: boolean;
   /** Precomputed query vector; skips embedding the query. */
   queryEmbedding?: Float32Array;
 }
