@@ -109,10 +109,14 @@ export interface RecallOptions {
   /** Number of hits. Default 10. */
   k?: number;
   mode?: RecallMode;
-  /** Per-leg weights in the fusion. Default vector 1, lexical 1, graph 1.5, time 0.1. */
+  /** Per-leg weights in the fusion. Default vector 1, lexical 1, graph 3, time 0.1. */
   weights?: Partial<LegWeights>;
   /** RRF constant: score = Σ w / (rrfK + rank). Default 60. */
   rrfK?: number;
+  /**
+   * `convex` (default): weighted sum of each leg's min-max normalised scores. `rrf`: weighted
+   * Reciprocal Rank Fusion. `linear`: α·cosine + β·graph proximity.
+   */
   fusion?: FusionMethod;
   /** Linear fusion: weight of the dense (or, without vectors, lexical) score. Default 0.7. */
   alpha?: number;
