@@ -20,7 +20,7 @@ export const SYSTEMS: System[] = [
   { name: 'hybrid (default)', options: {} },
   { name: '− score fusion (RRF)', options: { fusion: 'rrf' } },
   { name: '− entity graph', options: { entityGraph: false } },
-  { name: 'previous default', options: { fusion: 'rrf', entityGraph: false } },
+  { name: 'previous default', options: { fusion: 'rrf', entityGraph: false, weights: { graph: 1.5 } } },
 ];
 
 /** One store per set; every system asks it. */
