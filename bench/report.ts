@@ -35,13 +35,28 @@ function scoresTable(bySystem: Record<string, Scores>, metrics: string[]): strin
   return table(['system', ...metrics], Object.entries(bySystem).map(([name, s]) => [name, ...metrics.map((m) => num(s[m]))]));
 }
 
+const DEFAULT_HYBRID = 'hybrid (default)';
+const SINGLE_LEGS = ['vector', 'lexical', 'graph'];
+
 /** Where fusion loses to a single leg: a finding worth reporting, not hiding. */
 function losses(bySystem: Record<string, Scores>, metric: string, label: string): string[] {
-  const hybrid = bySystem['hybrid rrf']?.[metric];
+  const hybrid = bySystem[DEFAULT_HYBRID]?.[metric];
   if (hybrid === undefined) return [];
   return Object.entries(bySystem)
-    .filter(([name, s]) => !name.startsWith('hybrid') && (s[metric] ?? 0) > hybrid + 1e-9)
-    .map(([name, s]) => `- ${label}: **${name}** beats hybrid RRF on ${metric} (${num(s[metric])} vs ${num(hybrid)})`);
+    .filter(([name, s]) => SINGLE_LEGS.includes(name) && (s[metric] ?? 0) > hybrid + 1e-9)
+    .map(([name, s]) => `- ${label}: **${name}** beats the default hybrid on ${metric} (${num(s[metric])} vs ${num(hybrid)})`);
+}
+
+/** Issue 13's rule: the default hybrid ≥ best single leg + 0.02 overall, ≥ best − 0.01 in every category. */
+function fusionRule(d: DatasetResult): string[] {
+  return Object.entries(d.byGroup).map(([group, bySystem]) => {
+    const margin = group === 'overall' ? 0.02 : -0.01;
+    const legs = SINGLE_LEGS.filter((n) => bySystem[n]).map((n) => [n, bySystem[n]!['recall@10']!] as const);
+    const [bestName, best] = legs.reduce((a, b) => (b[1] > a[1] ? b : a), ['none', 0] as readonly [string, number]);
+    const hybrid = bySystem[DEFAULT_HYBRID]?.['recall@10'] ?? Number.NaN;
+    const met = hybrid >= best + margin - 1e-9;
+    return `| ${d.name} ${group} | ${num(hybrid)} | ${bestName} ${num(best)} | ${margin >= 0 ? '+' : '−'}${Math.abs(margin).toFixed(2)} | ${met ? 'yes' : '**no**'} |`;
+  });
 }
 
 export function renderReport(r: BenchResults): string {
@@ -66,9 +81,19 @@ export function renderReport(r: BenchResults): string {
       lines.push(`${metric} per category:`, '', table(['system', ...categories], Object.entries(q.synthetic.bySystem).map(([name, cats]) => [name, ...categories.map((c) => num(cats[c]?.[metric]))])), '');
     }
     const findings = categories.flatMap((c) => losses(Object.fromEntries(Object.entries(q.synthetic.bySystem).map(([n, cats]) => [n, cats[c]!])), 'recall@1', `synthetic ${c}`));
+    const rule: string[] = [];
     for (const d of q.datasets) {
-      lines.push(`### ${d.name} (${d.docs} documents, ${d.queries} queries)`, '', scoresTable(d.bySystem, ['recall@2', 'recall@5', 'recall@10', 'all@5', 'all@10', 'MRR', 'nDCG@10']), '');
-      findings.push(...losses(d.bySystem, 'recall@10', d.name), ...losses(d.bySystem, 'nDCG@10', d.name));
+      lines.push(`### ${d.name} (${d.docs} documents, ${d.queries} queries)`, '');
+      for (const [group, bySystem] of Object.entries(d.byGroup)) {
+        const n = Object.values(bySystem)[0]?.queries ?? 0;
+        if (Object.keys(d.byGroup).length > 1) lines.push(`${group} (${n} questions):`, '');
+        lines.push(scoresTable(bySystem, ['recall@10', 'all@10', 'nDCG@10', 'MRR', 'ms p50', 'ms p95']), '');
+        findings.push(...losses(bySystem, 'recall@10', `${d.name} ${group}`), ...losses(bySystem, 'nDCG@10', `${d.name} ${group}`));
+      }
+      rule.push(...fusionRule(d));
+    }
+    if (rule.length > 0) {
+      lines.push('### Fusion against its best single leg (recall@10)', '', '| set | default hybrid | best single leg | required margin | met |', '|---|---|---|---|---|', ...rule, '');
     }
     lines.push('### Where hybrid loses to a single leg', '', ...(findings.length ? findings : ['- nowhere in this run']), '');
   }

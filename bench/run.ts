@@ -9,7 +9,8 @@
  *   --queries 200                    queries per size
  *   --hnsw-max 100000                largest size hnswlib-wasm is built at
  *   --systems hybridmind,orama       speed: only these systems (default all)
- *   --scifact DIR --hotpot DIR       dataset folders (default ../shared/data/…); "none" skips one
+ *   --scifact DIR --hotpot DIR --locomo DIR
+ *                                    dataset folders (default ../shared/data/…); "none" skips one
  *   --smoke                          tiny sizes, few queries: keeps the code working in CI
  *   --out NAME                       results file name (default latest; smoke: smoke)
  */
@@ -19,7 +20,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Embedder } from '../src/index.js';
-import { loadHotpot, loadSciFact } from './lib/datasets.js';
+import { loadHotpot, loadLocomo, loadSciFact, type RetrievalSet, type RetrievalSuite } from './lib/datasets.js';
 import { renderReport, type BenchResults } from './report.js';
 import { runDataset } from './quality/datasets.js';
 import { measureEmbedding } from './quality/embedding.js';
@@ -99,13 +100,19 @@ if (wants('quality') || wants('embed')) {
   if (wants('quality')) {
     results.quality = { embedderId: embedder?.id ?? null, synthetic: await runSynthetic(embedder), datasets: [] };
     const limit = smoke ? 10 : undefined;
-    if (values.scifact !== 'none' && existsSync(values.scifact!)) {
-      const set = await loadSciFact(values.scifact!);
-      results.quality.datasets.push(await runDataset(smoke ? { ...set, docs: set.docs.slice(0, 300) } : set, embedder, log, limit));
-    } else log(`SciFact not found at ${values.scifact}: skipped`);
-    if (values.hotpot !== 'none' && existsSync(values.hotpot!)) {
-      results.quality.datasets.push(await runDataset(await loadHotpot(values.hotpot!), embedder, log, limit));
-    } else log(`HotpotQA not found at ${values.hotpot}: skipped`);
+    const single = (set: RetrievalSet): RetrievalSuite => ({ name: set.name, parts: [set] });
+    const sets: Array<[string, string, (dir: string) => Promise<RetrievalSuite>]> = [
+      ['LoCoMo-dev', values.locomo!, loadLocomo],
+      ['HotpotQA-100', values.hotpot!, async (dir) => single(await loadHotpot(dir))],
+      ['SciFact', values.scifact!, async (dir) => {
+        const set = await loadSciFact(dir);
+        return single(smoke ? { ...set, docs: set.docs.slice(0, 300) } : set);
+      }],
+    ];
+    for (const [label, dir, load] of sets) {
+      if (dir !== 'none' && existsSync(dir)) results.quality.datasets.push(await runDataset(await load(dir), embedder, log, limit));
+      else log(`${label} not found at ${dir}: skipped`);
+    }
   }
   const name = values.out ?? (smoke ? 'smoke' : 'latest');
   await writeFile(new URL(`${name}.json`, dir), JSON.stringify(results, null, 2));

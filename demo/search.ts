@@ -84,7 +84,8 @@ export class SearchPanel {
     const started = performance.now();
     let report;
     try {
-      report = await this.#mem.recallReport(query, { mode, k: Number(input('k').value) || 8, weights, ...(asOf ? { asOf } : {}) });
+      // The explanation panel shows rank fusion's arithmetic, so the demo asks for rank fusion.
+      report = await this.#mem.recallReport(query, { mode, k: Number(input('k').value) || 8, weights, fusion: 'rrf', entityGraph: false, ...(asOf ? { asOf } : {}) });
     } catch (error) {
       notify(describeError(error), 'error');
       return;

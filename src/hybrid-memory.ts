@@ -16,9 +16,9 @@ export type ImportSnapshotOptions = Omit<OpenOptions, 'storage'> & { limits?: Sn
 
 /**
  * An agent's long-term memory: SQLite as the truth, four retrieval legs (dense vectors, BM25,
- * a typed graph, time) fused by weighted RRF. The memory core (src/memory/core.ts) with the
- * services composed on top of it: `.mind.zip` snapshots, the agent's context and citations, and
- * the worker client.
+ * a typed graph with an entity graph derived from the text, time) fused by normalised scores.
+ * The memory core (src/memory/core.ts) with the services composed on top of it: `.mind.zip`
+ * snapshots, the agent's context and citations, and the worker client.
  *
  * @example
  * const mem = await HybridMemory.open({ embedder: null });

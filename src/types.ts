@@ -11,7 +11,7 @@ export type Metadata = Record<string, unknown>;
 /** What `recall` searches with: every leg fused, or one leg alone. */
 export const RECALL_MODES = ['hybrid', 'vector', 'lexical', 'graph'] as const;
 export type RecallMode = (typeof RECALL_MODES)[number];
-export type FusionMethod = 'rrf' | 'linear';
+export type FusionMethod = 'convex' | 'rrf' | 'linear';
 
 /**
  * How far a memory has been indexed: `stored` (committed), `lexical` (BM25, graph and time see it),
@@ -109,10 +109,14 @@ export interface RecallOptions {
   /** Number of hits. Default 10. */
   k?: number;
   mode?: RecallMode;
-  /** Per-leg weights in the fusion. Default vector 1, lexical 1, graph 1.5, time 0.1. */
+  /** Per-leg weights in the fusion. Default vector 1, lexical 1, graph 3, time 0.1. */
   weights?: Partial<LegWeights>;
   /** RRF constant: score = Σ w / (rrfK + rank). Default 60. */
   rrfK?: number;
+  /**
+   * `convex` (default): weighted sum of each leg's min-max normalised scores. `rrf`: weighted
+   * Reciprocal Rank Fusion. `linear`: α·cosine + β·graph proximity.
+   */
   fusion?: FusionMethod;
   /** Linear fusion: weight of the dense (or, without vectors, lexical) score. Default 0.7. */
   alpha?: number;
@@ -144,6 +148,12 @@ export interface RecallOptions {
    * identifiers, numbers, dates and versions (deterministic, no model). Default false.
    */
   rerank?: boolean;
+  /**
+   * Graph leg: also walk the entity graph (memories linked by the names, identifiers and quoted
+   * phrases their texts share, and conversation turns by their neighbours) by personalized
+   * PageRank from the best vector+lexical candidates and the query's own entities. Default true.
+   */
+  entityGraph?: boolean;
   /** Precomputed query vector; skips embedding the query. */
   queryEmbedding?: Float32Array;
 }

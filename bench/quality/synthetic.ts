@@ -128,13 +128,13 @@ export interface SuiteResult {
 export async function runSynthetic(embedder: Embedder | null): Promise<SuiteResult> {
   const { inputs, edges, cases } = buildSuite();
   const systems = systemsFor(embedder !== null);
-  const stores = await openStores(async (autoEdges) => {
-    const mem = await HybridMemory.open({ embedder, now: () => SUITE_NOW, autoEdges });
+  const stores = await openStores(async () => {
+    const mem = await HybridMemory.open({ embedder, now: () => SUITE_NOW });
     await mem.storeMany(inputs);
     await mem.relateMany(edges.map(([from, to, type]) => ({ from, to, type })));
     await mem.ready();
     return mem;
-  }, systems);
+  });
   const bySystem: SuiteResult['bySystem'] = {};
   for (const system of systems) {
     const rows = new Map<string, Array<Record<string, number>>>();

@@ -143,7 +143,8 @@ export function namesOf(m: { id: string; text: string }): string[][] {
   return names;
 }
 
-function sessionOf(metadata: Metadata): { session: string; turn: number } | null {
+/** A conversation turn's place: `metadata.sessionId` (or `conversationId`) and a numeric `metadata.turn`. */
+export function sessionOf(metadata: Metadata): { session: string; turn: number } | null {
   const session = metadata.sessionId ?? metadata.conversationId;
   const turn = metadata.turn;
   return typeof session === 'string' && typeof turn === 'number' && Number.isFinite(turn) ? { session, turn } : null;

@@ -65,9 +65,9 @@ export async function openCore(method: string, options: OpenOptions): Promise<Op
 
 /**
  * The memory itself: SQLite as the truth, four retrieval legs (dense vectors, BM25, a typed
- * graph, time) fused by weighted RRF. It knows its legs, fusion, storage and embedder only;
- * the public `HybridMemory` (src/hybrid-memory.ts) adds snapshots, agent context and the
- * worker client on top of it.
+ * graph with an entity graph derived from the text, time) fused by normalised scores. It knows
+ * its legs, fusion, storage and embedder only; the public `HybridMemory` (src/hybrid-memory.ts)
+ * adds snapshots, agent context and the worker client on top of it.
  */
 export class MemoryCore {
   readonly #repo: Repository;

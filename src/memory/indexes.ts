@@ -1,3 +1,4 @@
+import { EntityIndex } from '../legs/graph/entity-index.js';
 import { GraphIndex } from '../legs/graph/graph-index.js';
 import { Bm25Index } from '../legs/lexical/bm25-index.js';
 import { AdaptiveVectorIndex, type AnnOptions } from '../legs/vector/adaptive-index.js';
@@ -7,7 +8,7 @@ import type { LexicalIndex, VectorIndex } from '../legs/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { sqlAnnStore } from '../storage/ann-store.js';
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
-import { AutoEdges, type ResolvedAutoEdges } from './auto-edges.js';
+import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
 import { loadSavedLexical, saveLexical, storeStamp } from './saved-lexical.js';
 import type { NeighbourAveraging } from './neighbour-averaging.js';
@@ -30,6 +31,8 @@ export class Indexes implements RecallParts {
   readonly catalog = new Catalog();
   lexical: LexicalIndex = new Bm25Index();
   readonly graph = new GraphIndex();
+  /** Memories by the entities their text names: what the graph leg walks when no edge leads on. */
+  readonly entities = new EntityIndex();
   vector: VectorIndex | null = null;
   readonly repository: Repository;
   /** Lookups for edges the store draws itself; null when `autoEdges: false`. */
@@ -115,6 +118,7 @@ export class Indexes implements RecallParts {
     const entry = this.catalog.set(row);
     if (lexical) this.lexical.add(row.no, row.text);
     this.graph.addNode(row.no);
+    this.entities.add(row.no, row.text, sessionOf(entry.metadata));
     this.auto?.register({ no: row.no, id: row.id, text: row.text, metadata: entry.metadata });
   }
 
@@ -122,6 +126,7 @@ export class Indexes implements RecallParts {
   updateMemory(before: MemoryRow, after: MemoryRow): void {
     const entry = this.catalog.set(after);
     if (before.text !== after.text) this.lexical.add(after.no, after.text);
+    this.entities.add(after.no, after.text, sessionOf(entry.metadata));
     this.auto?.unregister(after.no);
     this.auto?.register({ no: after.no, id: after.id, text: after.text, metadata: entry.metadata });
   }
@@ -130,6 +135,7 @@ export class Indexes implements RecallParts {
     this.auto?.unregister(no);
     this.catalog.delete(no);
     this.lexical.remove(no);
+    this.entities.remove(no);
     this.graph.removeNode(no);
     this.vector?.remove(no);
   }
@@ -150,6 +156,7 @@ export class Indexes implements RecallParts {
     this.catalog.clear();
     this.lexical.clear();
     this.graph.clear();
+    this.entities.clear();
     this.vector?.clear();
   }
 }

@@ -1,7 +1,9 @@
 import { reciprocalRankFusion, sortFused, tiedRanks, type Fused, type RankedList } from '../fusion/rrf.js';
 import { linearFusion } from '../fusion/linear.js';
+import { convexFusion, type ScoredList } from '../fusion/score-fusion.js';
+import type { EntityIndex } from '../legs/graph/entity-index.js';
 import { sameGraphRank, type GraphIndex, type GraphHit } from '../legs/graph/graph-index.js';
-import { isCompound } from '../legs/lexical/tokenizer.js';
+import { isCompound, queryTerms } from '../legs/lexical/tokenizer.js';
 import { rankByTime, recordedBy, statusAt, recencyWeight, type TimeRanked } from '../legs/time/temporal.js';
 import { LEG_NAMES, type Accept, type LexicalHit, type LexicalIndex, type Scored, type VectorIndex } from '../legs/types.js';
 import type { Repository } from '../storage/repository.js';
@@ -27,6 +29,8 @@ export interface RecallParts extends FusionParts {
   lexical: LexicalIndex;
   graph: GraphIndex;
   vector: VectorIndex | null;
+  /** The entity graph; a store without one has only the edges it was given to walk. */
+  entities?: EntityIndex;
 }
 
 /** Each leg's list for one query, before fusion. */
@@ -34,6 +38,10 @@ export interface LegLists {
   vector: Scored[] | null;
   lexical: LexicalHit[] | null;
   graph: GraphHit[] | null;
+  /** The graph leg's walk over shared entities (personalized PageRank), beside the edge walk; absent in engines without an entity graph. */
+  entity?: Scored[] | null;
+  /** Where the graph walks started (the caller's anchors or the best vector+lexical candidates). */
+  starts?: number[];
   time: TimeRanked[] | null;
 }
 
@@ -76,12 +84,12 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
   const lexical = useLexical ? parts.lexical.search(query, pool, accept) : null;
 
   let graph: GraphHit[] | null = null;
+  let entity: Scored[] | null = null;
+  let starts: number[] = [];
   if (o.mode === 'hybrid' || o.mode === 'graph') {
-    const anchors = o.anchors !== null
-      ? o.anchors.map((id) => parts.catalog.noOf(id)!)
-      : reciprocalRankFusion([{ weight: 1, nos: (vector ?? []).map((h) => h.no) }, { weight: 1, nos: (lexical ?? []).map((h) => h.no) }], o.rrfK)
-          .slice(0, 3)
-          .map((f) => f.no);
+    const seeds = o.anchors !== null ? null : anchorList(vector, lexical, o, query);
+    const anchors = o.anchors !== null ? o.anchors.map((id) => parts.catalog.noOf(id)!) : seeds!.slice(0, ANCHORS).map((f) => f.no);
+    starts = anchors;
     graph = parts.graph.search(anchors, {
       k: pool,
       depth: o.depth,
@@ -91,20 +99,56 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
       traversable,
       accept,
     });
+    // Entity links are not edges of any type, so a walk restricted to edge types does not take them.
+    if (o.entityGraph && parts.entities && o.edgeTypes.length === 0) {
+      const starts = seeds ? seeds.slice(0, ANCHORS).map((f) => ({ no: f.no, weight: f.score })) : anchors.map((no) => ({ no, weight: 1 }));
+      entity = parts.entities.walk(starts, parts.entities.known(query), { k: pool, accept: (no) => accept(no) && traversable(no) });
+    }
   }
 
   let time: TimeRanked[] | null = null;
   if (o.mode === 'hybrid') {
     const candidates = new Set<number>();
-    for (const list of [vector, lexical, graph]) for (const h of list ?? []) candidates.add(h.no);
+    for (const list of [vector, lexical, graph, entity]) for (const h of list ?? []) candidates.add(h.no);
     time = rankByTime(candidates, (no) => parts.catalog.entry(no), reference, o.halfLifeDays);
   }
   return {
     vector: o.mode === 'hybrid' || o.mode === 'vector' ? vector : null,
     lexical: o.mode === 'hybrid' || o.mode === 'lexical' ? lexical : null,
     graph,
+    entity,
+    starts,
     time,
   };
+}
+
+/** How many of the best vector+lexical candidates both graph walks start from (the entity walk weighs them by fused score). */
+const ANCHORS = 3;
+
+/** The vector and lexical lists fused as the store fuses them, best first: where the graph walks start. */
+function anchorList(vector: Scored[] | null, lexical: LexicalHit[] | null, o: ResolvedRecall, query: string): Fused[] {
+  if (o.fusion === 'convex') {
+    return convexFusion([scoredList(o.weights.vector, vector), lexicalList(o.weights.lexical, lexical, query)]);
+  }
+  return reciprocalRankFusion([{ weight: 1, nos: (vector ?? []).map((h) => h.no) }, { weight: 1, nos: (lexical ?? []).map((h) => h.no) }], o.rrfK);
+}
+
+/**
+ * The lexical list with each hit's share of the query's terms as its confidence, for choosing
+ * where the graph walks start: a memory that matches one word of "how do I reset my password" is
+ * a word coincidence however it ranks among the few that match at all, and a walk from it would
+ * add graph votes to it and its neighbours. The final fusion keeps the plain lexical scores:
+ * long questions match only part of their words even in the right memory (LoCoMo-dev recall@10
+ * fell from 0.705 to 0.647 when the coverage weighed the final lexical vote too).
+ */
+function lexicalList(weight: number, list: readonly LexicalHit[] | null, query: string): ScoredList {
+  const base = scoredList(weight, list);
+  const terms = queryTerms(query).length;
+  return { ...base, confidence: (list ?? []).map((h) => (terms > 0 ? Math.min(1, h.matched.length / terms) : 1)) };
+}
+
+function scoredList(weight: number, list: readonly Scored[] | null): ScoredList {
+  return { weight, nos: (list ?? []).map((h) => h.no), scores: (list ?? []).map((h) => h.score) };
 }
 
 /**
@@ -118,6 +162,12 @@ export function fuse(parts: FusionParts, o: ResolvedRecall, query: string, lists
     status(a) - status(b) ||
     recencyWeight(parts.catalog.entry(b), reference, o.halfLifeDays) - recencyWeight(parts.catalog.entry(a), reference, o.halfLifeDays) ||
     a - b;
+  if (o.mode === 'graph') {
+    // Alone, the leg lists what its walks reach, not where they started (as the edge walk does).
+    const edges = (lists.graph ?? []).map((h) => ({ no: h.no, score: h.score }));
+    const seen = new Set([...edges.map((h) => h.no), ...(lists.starts ?? [])]);
+    return [...edges, ...(lists.entity ?? []).filter((h) => !seen.has(h.no)).map((h) => ({ no: h.no, score: h.score }))];
+  }
   if (o.mode !== 'hybrid') {
     const only = lists[o.mode] ?? [];
     return only.map((h) => ({ no: h.no, score: h.score }));
@@ -157,17 +207,29 @@ function fuseHybrid(o: ResolvedRecall, lists: LegLists, tieBreak: (a: number, b:
     const proximity = new Map((lists.graph ?? []).map((h) => [h.no, h.score] as const));
     return linearFusion(similarity, proximity, o.alpha, o.beta, tieBreak);
   }
+  // A whole identifier from the query (ADR-007, #4821, a UUID) matched verbatim is stronger
+  // evidence than shared words, and a dense encoder blurs it with its near misses (ADR-017), so
+  // such memories get a second lexical vote.
+  const exact = lists.lexical?.filter((h) => h.matched.some(isCompound)) ?? [];
+  if (o.fusion === 'convex') {
+    return convexFusion([
+      scoredList(o.weights.vector, lists.vector),
+      scoredList(o.weights.lexical, lists.lexical),
+      scoredList(o.weights.lexical, exact),
+      // Proximity 1/(1+d) of a reached memory is at most 1/2: 2/(1+d) puts one hop at 1.
+      { ...scoredList(o.weights.graph, lists.graph), scores: (lists.graph ?? []).map((h) => Math.min(1, 2 * h.score)), bounded: true },
+      scoredList(o.weights.graph, lists.entity ?? null),
+      scoredList(o.weights.time, lists.time),
+    ], tieBreak);
+  }
   const ranks = legRanks(lists);
   const ranked: RankedList[] = [];
   for (const leg of LEG_NAMES) {
     const list = lists[leg];
     if (list) ranked.push({ weight: o.weights[leg], nos: list.map((h) => h.no), ranks: ranks[leg]! });
   }
-  // A whole identifier from the query (ADR-007, #4821, a UUID) matched verbatim is stronger
-  // evidence than shared words, and a dense encoder blurs it with its near misses (ADR-017), so
-  // such memories get a second lexical vote.
-  const exact = lists.lexical?.filter((h) => h.matched.some(isCompound));
-  if (exact && exact.length > 0) ranked.push({ weight: o.weights.lexical, nos: exact.map((h) => h.no) });
+  if (lists.entity && lists.entity.length > 0) ranked.push({ weight: o.weights.graph, nos: lists.entity.map((h) => h.no) });
+  if (exact.length > 0) ranked.push({ weight: o.weights.lexical, nos: exact.map((h) => h.no) });
   return reciprocalRankFusion(ranked, o.rrfK, tieBreak).filter((f) => f.score > 0);
 }
 

@@ -79,6 +79,9 @@ describe('automatic edges', () => {
     mem = await openMemory();
     await mem.storeMany([{ id: 'x-1', text: 'X-1: root' }, { id: 'y', text: 'see X-1' }]);
     expect(await mem.autoEdges()).toEqual([]);
-    expect(ids(await mem.recall('root', { mode: 'graph', anchors: ['x-1'] }))).toEqual([]);
+    expect(ids(await mem.recall('root', { mode: 'graph', anchors: ['x-1'], entityGraph: false }))).toEqual([]);
+    // The entity graph is derived from the text, not drawn as edges: it still links the two.
+    expect(ids(await mem.recall('root', { mode: 'graph', anchors: ['x-1'] }))).toEqual(['y']);
+    expect(await mem.edges('y')).toEqual([]);
   });
 });

@@ -149,7 +149,7 @@ describe.each(EMBEDDERS)('with the %s', (_name, makeEmbedder) => {
       await mem.storeMany([{ text: 'alpha beta gamma' }, { text: 'alpha delta' }, { text: 'epsilon alpha beta' }]);
       await mem.ready();
       const weights = { vector: 0.5, lexical: 2, graph: 1, time: 0.25 };
-      for (const hit of await mem.recall('alpha beta', { weights, rrfK: 10 })) {
+      for (const hit of await mem.recall('alpha beta', { weights, rrfK: 10, fusion: 'rrf', entityGraph: false })) {
         const expected = (Object.entries(hit.legs) as Array<[keyof typeof weights, { rank: number }]>)
           .reduce((sum, [leg, e]) => sum + weights[leg] / (10 + e.rank), 0);
         expect(hit.score).toBeCloseTo(expected, 12);

@@ -1,0 +1,49 @@
+import { sortFused, type Fused, type TieBreak } from './rrf.js';
+
+/** A leg's list as score fusion sees it: scores on the leg's own scale, best first. */
+export interface ScoredList {
+  weight: number;
+  nos: readonly number[];
+  scores: readonly number[];
+  /** Per-candidate confidence in [0, 1] multiplied into the normalised score; default 1. */
+  confidence?: readonly number[];
+  /**
+   * Scores already on [0, 1] by construction (graph proximity): used as they are, since min-max
+   * would give the farthest memory a walk reached nothing however near it is.
+   */
+  bounded?: boolean;
+}
+
+/**
+ * Min-max normalisation over the list a leg returned: its best candidate gets 1, its weakest 0,
+ * so legs with unrelated scales (cosine, BM25, visit probability) meet on one scale. A list whose
+ * scores are all equal carries no preference and gets 1 everywhere.
+ */
+export function minMax(scores: readonly number[]): number[] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const s of scores) {
+    if (s < lo) lo = s;
+    if (s > hi) hi = s;
+  }
+  return scores.map((s) => (hi > lo ? (s - lo) / (hi - lo) : 1));
+}
+
+/**
+ * Convex combination of min-max normalised scores (Bruch et al., "An Analysis of Fusion Functions
+ * for Hybrid Retrieval", 2023): score(d) = Σ_m w_m · norm_m(d), a leg that did not return d adding
+ * 0. Unlike RRF it keeps how far apart a leg's candidates are, so a leg that is sure (one
+ * candidate far ahead) outvotes a leg whose candidates are all alike.
+ */
+export function convexFusion(lists: readonly ScoredList[], tieBreak?: TieBreak): Fused[] {
+  const fused = new Map<number, number>();
+  for (const list of lists) {
+    if (list.weight === 0 || list.nos.length === 0) continue;
+    const normalised = list.bounded ? list.scores : minMax(list.scores);
+    for (let i = 0; i < list.nos.length; i++) {
+      const no = list.nos[i]!;
+      fused.set(no, (fused.get(no) ?? 0) + list.weight * normalised[i]! * (list.confidence?.[i] ?? 1));
+    }
+  }
+  return sortFused(fused, tieBreak);
+}

@@ -1,0 +1,79 @@
+/**
+ * Entities a memory mentions, found without a language model: runs of capitalised words
+ * ("Buddy Hield", "Super Bowl 50", "LGBTQ"), identifiers (`adr-007`, `#4821`, versions) and
+ * quoted phrases. They are normalised (NFKC, lower case, single
+ * spaces) so "Buddy Hield" in one memory meets "buddy hield" named by a query.
+ *
+ * Sentence-initial capitals are ambiguous ("Yeah", "Thanks"); they are kept and left to the
+ * entity graph's specificity weighting (an entity many memories mention carries little), which
+ * is cheaper and more general than a dictionary of interjections.
+ */
+
+// Function words that start sentences but never names; a run starting with one drops it.
+const LEADING_FUNCTION_WORDS: ReadonlySet<string> = new Set([
+  'a', 'an', 'the', 'this', 'that', 'these', 'those', 'it', 'its', 'he', 'she', 'they', 'we', 'i', 'you',
+  'his', 'her', 'their', 'our', 'my', 'your', 'in', 'on', 'at', 'of', 'for', 'to', 'from', 'by', 'with',
+  'and', 'but', 'or', 'if', 'when', 'what', 'who', 'which', 'where', 'how', 'why', 'is', 'are', 'was',
+  'were', 'do', 'does', 'did', 'has', 'have', 'had', 'as', 'so', 'after', 'before', 'during', 'also',
+]);
+// Lower-case words allowed inside a name: "Bank of America", "Leonardo da Vinci".
+const CONNECTORS: ReadonlySet<string> = new Set(['of', 'the', 'de', 'da', 'di', 'del', 'van', 'von', 'and', '&']);
+const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}'’.-]*/gu;
+const CAPITALISED = /^[\p{Lu}\p{N}]/u;
+const QUOTED = /["“”]([^"“”]{3,60})["“”]/gu;
+// Identifiers: `#4821`, and words glued by - _ . / with a digit somewhere (`ADR-007`, `v1.2.3`,
+// `gpt-4o`). The lexical tokenizer would find them too, but at twice the cost of this pass.
+const IDENTIFIER = /#\d[\p{L}\p{N}_-]*|[\p{L}\p{N}]+(?:[-_./][\p{L}\p{N}]+)+/gu;
+const HAS_DIGIT = /\p{N}/u;
+const MAX_NAME_WORDS = 6;
+
+/** Normalised entity keys mentioned in `text`, each once, in first-seen order. */
+export function extractEntities(text: string): string[] {
+  const prepared = text.normalize('NFKC');
+  const out = new Set<string>();
+  for (const sentence of prepared.split(/(?<=[.!?:;])\s+|\n+/u)) addNames(sentence, out);
+  for (const m of prepared.matchAll(QUOTED)) addKey(m[1]!, out);
+  for (const m of prepared.matchAll(IDENTIFIER)) if (HAS_DIGIT.test(m[0])) addKey(m[0], out);
+  return [...out];
+}
+
+function addNames(sentence: string, out: Set<string>): void {
+  let run: string[] = [];
+  let atStart = true;
+  let runAtStart = true;
+  const flush = () => {
+    while (run.length > 0 && CONNECTORS.has(run[run.length - 1]!.toLowerCase())) run.pop();
+    while (run.length > 0 && LEADING_FUNCTION_WORDS.has(run[0]!.toLowerCase())) run.shift();
+    if (run.length > 0 && run.length <= MAX_NAME_WORDS) {
+      addName(run, out);
+      // "Hey Mel" and "Buddy Hield" look alike at a sentence start: keep both readings.
+      if (runAtStart && run.length > 1) addName(run.slice(1), out);
+      // "Sacramento Kings of the NBA" is also "Sacramento Kings" and "NBA".
+      const parts = run.join(' ').split(/\s+(?:of|the|de|da|di|del|van|von|and|&)(?:\s+the)?\s+/u);
+      if (parts.length > 1) for (const part of parts) addName(part.split(' '), out);
+    }
+    run = [];
+  };
+  for (const m of sentence.matchAll(WORD)) {
+    const word = m[0].replace(/['’]s$|[.'’-]+$/u, '');
+    if (word === '') continue;
+    // "I" is capitalised by spelling, not because it names something.
+    if (CAPITALISED.test(word) && word !== 'I') {
+      if (run.length === 0) runAtStart = atStart;
+      run.push(word);
+    } else if (run.length > 0 && CONNECTORS.has(word)) run.push(word);
+    else flush();
+    atStart = false;
+  }
+  flush();
+}
+
+function addName(words: readonly string[], out: Set<string>): void {
+  // A number alone ("2023", "50") is a quantity, not a name.
+  if (words.length > 0 && !words.every((w) => /^\p{N}+$/u.test(w))) addKey(words.join(' '), out);
+}
+
+function addKey(raw: string, out: Set<string>): void {
+  const key = raw.toLowerCase().replace(/\s+/gu, ' ').trim();
+  if (key.length >= 2) out.add(key);
+}
