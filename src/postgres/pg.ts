@@ -1,4 +1,5 @@
 import { HybridMindError } from '../errors.js';
+import { optionalImport } from '../optional-import.js';
 
 /**
  * The slice of node-postgres this engine uses, declared here so the published types do not
@@ -25,15 +26,12 @@ export const PG_VERSION = '8.23.1';
 
 /**
  * `pg` is an optional peer dependency: only this entry loads it, so browser and edge apps never
- * install it. Missing, it is a coded error that names the package to install.
+ * install it. Missing, it is the shared MISSING_DEPENDENCY error naming the package to install.
  */
 export async function loadPg(method: string): Promise<{ Pool: new (config: Record<string, unknown>) => PgPool }> {
-  try {
-    const mod = (await import('pg')) as unknown as { default?: { Pool: new (config: Record<string, unknown>) => PgPool }; Pool?: new (config: Record<string, unknown>) => PgPool };
-    const Pool = mod.default?.Pool ?? mod.Pool;
-    if (!Pool) throw new Error('the module has no Pool export');
-    return { Pool };
-  } catch (cause) {
-    throw new HybridMindError('UNSUPPORTED', method, `hybridmind/postgres needs the optional peer dependency "pg"; install it with \`npm install pg@${PG_VERSION}\``, { cause });
-  }
+  type PoolClass = new (config: Record<string, unknown>) => PgPool;
+  const mod = await optionalImport<{ default?: { Pool: PoolClass }; Pool?: PoolClass }>(method, 'pg', 'pg');
+  const Pool = mod.default?.Pool ?? mod.Pool;
+  if (!Pool) throw new HybridMindError('UNSUPPORTED', method, `the installed "pg" has no Pool export; install pg@${PG_VERSION}`);
+  return { Pool };
 }

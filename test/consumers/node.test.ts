@@ -54,7 +54,7 @@ describe('a Node app from the packed package', () => {
     }
   });
 
-  it('hybridmind/worker in Node and hybridmind/mcp without the MCP SDK fail with coded errors', async () => {
+  it('hybridmind/worker in Node, hybridmind/mcp without the MCP SDK and hybridmind/postgres without pg fail with coded errors', async () => {
     const probe = (specifier: string) => run('node', ['--input-type=module', '-e',
       `import(${JSON.stringify(specifier)}).then(() => console.log('{"loaded":true}'), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))`], { cwd: dir });
     const worker = lastJson<{ code: string; message: string }>((await probe('hybridmind/worker')).stdout);
@@ -63,12 +63,17 @@ describe('a Node app from the packed package', () => {
     const mcp = lastJson<{ code: string; message: string }>((await probe('hybridmind/mcp')).stdout);
     expect(mcp.code).toBe('MISSING_DEPENDENCY');
     expect(mcp.message).toContain('npm install @modelcontextprotocol/sdk');
+    const postgres = lastJson<{ code: string; message: string }>((await run('node', ['--input-type=module', '-e',
+      "import('hybridmind/postgres').then((m) => m.PostgresMemory.open({ connection: 'postgres://localhost/x', embedder: null })).then(() => console.log('{}'), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))"], { cwd: dir })).stdout);
+    expect(postgres.code).toBe('MISSING_DEPENDENCY');
+    expect(postgres.message).toContain('npm install pg');
   });
 
-  it('installs the ONNX runtime only because this app asked for transformers.js, and no MCP SDK', async () => {
+  it('installs the ONNX runtime only because this app asked for transformers.js, and no MCP SDK or pg', async () => {
     const installed = await readdir(join(dir, 'node_modules'));
     expect(installed).toContain('onnxruntime-node');
     expect(installed).not.toContain('@modelcontextprotocol');
     expect(installed).not.toContain('hono');
+    expect(installed).not.toContain('pg');
   });
 });
