@@ -34,7 +34,7 @@ interface CheckedList {
   idPrefix: string | null;
 }
 
-function checkList(method: string, options: unknown): CheckedList {
+export function checkList(method: string, options: unknown): CheckedList {
   const o = checkOptions(method, 'options', options, KEYS);
   return {
     offset: o.offset === undefined ? 0 : checkNonNegativeInt(method, 'options.offset', o.offset, Number.MAX_SAFE_INTEGER),

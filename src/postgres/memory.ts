@@ -6,6 +6,7 @@ import { statusAt } from '../legs/time/temporal.js';
 import { defaultLogger, type Logger } from '../logger.js';
 import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRecall } from '../memory/recall-options.js';
 import { toEdge, toRecord } from '../memory/rows.js';
+import { checkList, type ListOptions, type MemoryPage } from '../memory/listing.js';
 import { walkOptions } from '../memory/traversal.js';
 import { checkId, checkOneOf, checkOptions, checkQuery, keysOf, normalizedVector } from '../memory/validate.js';
 import type { HybridMemory } from '../hybrid-memory.js';
@@ -197,6 +198,25 @@ export class PostgresMemory {
   async get(id: string): Promise<MemoryRecord | null> {
     this.#open('get');
     return this.#record('get', checkId('get', 'id', id));
+  }
+
+  /**
+   * A page of memories in storage order, optionally one kind, domain or id prefix, with the
+   * number that match in all (the same page as `HybridMemory.list`).
+   */
+  async list(options: ListOptions = {}): Promise<MemoryPage> {
+    const method = 'list';
+    this.#open(method);
+    const o = checkList(method, options);
+    const now = this.#now();
+    const vectors = this.#dim === null ? 'false' : `EXISTS (SELECT 1 FROM ${this.#db.t('vectors')} v WHERE v.no = m.no)`;
+    const where = `($1::text IS NULL OR kind = $1) AND ($2::text IS NULL OR domain = $2) AND ($3::text IS NULL OR left(id, length($3)) = $3)`;
+    return this.#db.transaction(method, async (q) => {
+      const params = [o.kind, o.domain, o.idPrefix];
+      const total = Number((await q(`SELECT count(*) AS n FROM ${this.#db.t('memories')} WHERE ${where}`, params)).rows[0]!['n']);
+      const rows = (await q(`SELECT ${MEMORY_COLUMNS}, ${vectors} AS semantic FROM ${this.#db.t('memories')} m WHERE ${where} ORDER BY no OFFSET $4 LIMIT $5`, [...params, o.offset, o.limit])).rows;
+      return { records: rows.map((r) => toRecord(toMemoryRow(r), now, r['semantic'] ? 'semantic' : 'lexical')), total };
+    }, 'read');
   }
 
   async edges(id: string, options: { direction?: Direction } = {}): Promise<Edge[]> {

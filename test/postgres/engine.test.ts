@@ -80,6 +80,13 @@ describe('PostgresMemory answers as HybridMemory does', () => {
     for (const direction of ['in', 'out', 'both'] as const) expect(await edges(pg, 'stripe', direction)).toEqual(await edges(mem, 'stripe', direction));
   });
 
+  it('list pages through the same memories', async () => {
+    for (const options of [{}, { limit: 7, offset: 3 }, { kind: 'fact' }, { domain: 'infra', limit: 2 }, { idPrefix: 'adr-0' }, { idPrefix: 'x1', kind: 'idea' }]) {
+      expect(await pg.list(options)).toEqual(await mem.list(options));
+    }
+    expect(await codeOf(pg.list({ limit: 0 }))).toBe('INVALID_ARGUMENT');
+  });
+
   it('get, stats, context and citations match', async () => {
     expect(await pg.get('price-old')).toEqual(await mem.get('price-old'));
     expect(await pg.get('nope')).toBeNull();
