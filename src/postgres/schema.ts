@@ -128,7 +128,12 @@ export async function ensureVectorTable(db: Db, method: string, dim: number): Pr
       no bigint PRIMARY KEY REFERENCES ${s}.memories (no) ON DELETE CASCADE,
       embedding vector(${dim}) NOT NULL
     )`);
-    await q(`CREATE INDEX vectors_hnsw ON ${s}.vectors USING hnsw (embedding vector_cosine_ops)`);
+    await q(hnswIndexSql(db));
     await q(`INSERT INTO ${s}.meta (key, value) VALUES ('dim', $1)`, [String(dim)]);
   });
+}
+
+/** The dense leg's index: pgvector HNSW over cosine distance, with pgvector's default m and ef_construction. */
+export function hnswIndexSql(db: Db): string {
+  return `CREATE INDEX vectors_hnsw ON ${db.t('vectors')} USING hnsw (embedding vector_cosine_ops)`;
 }
