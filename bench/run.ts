@@ -124,7 +124,7 @@ if (parts.has('postgres') || parts.has('postgres-speed')) {
     sizes: (values.sizes ?? (smoke ? '2000' : '10000,100000')).split(',').map(Number),
     queries: Number(values.queries ?? (smoke ? 20 : 200)),
     seconds: Number(values.seconds ?? (smoke ? 5 : 60)),
-    out: smoke ? 'postgres-smoke' : 'postgres',
+    out: values.out ?? (smoke ? 'postgres-smoke' : 'postgres'),
     log,
   });
 }
