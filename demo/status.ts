@@ -38,6 +38,7 @@ export class StatusPanel {
   onEvent(e: MemoryEvent): void {
     if (e.type === 'role') {
       $('role').textContent = e.role === 'owner' ? `store “${e.store}” · this tab owns it` : `store “${e.store}” · via another tab`;
+      $('role').title = $('role').textContent;
       $('role').className = 'badge ok';
     } else if (e.type === 'model' && !e.status.startsWith('log:')) {
       const v = this.#progress.update(e);
