@@ -19,7 +19,7 @@ export interface Layer {
 
 /** Lowest first. A file belongs to the most specific entry naming it (a file beats its folder). */
 export const LAYERS: readonly Layer[] = [
-  { name: 'base', modules: ['src/errors.ts', 'src/logger.ts', 'src/optional-import.ts', 'src/ids.ts', 'src/version.ts', 'src/util/'] },
+  { name: 'base', modules: ['src/errors.ts', 'src/logger.ts', 'src/ids.ts', 'src/version.ts', 'src/optional-import.ts', 'src/util/'] },
   { name: 'seams', modules: ['src/legs/types.ts'] },
   {
     name: 'parts',
@@ -36,7 +36,7 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     name: 'entries',
-    modules: ['src/index.ts', 'src/node.ts', 'src/client/index.ts', 'src/edge/index.ts', 'src/mcp/entry.ts', 'src/mcp/bin.ts', 'src/worker-node.ts', 'src/postgres/index.ts', 'src/vite/', 'src/worker/memory.worker.ts', 'worker/memory.worker.ts'],
+    modules: ['src/index.ts', 'src/node.ts', 'src/client/index.ts', 'src/edge/index.ts', 'src/mcp/entry.ts', 'src/mcp/bin.ts', 'src/postgres/index.ts', 'src/vite/', 'src/worker/memory.worker.ts', 'worker/memory.worker.ts', 'src/worker-node.ts'],
   },
 ];
 

@@ -12,6 +12,7 @@ import { findLocalModel } from '../src/embedder/local-model.js';
 import { RemoteEmbedder, type RemoteEmbedderOptions } from '../src/embedder/remote.js';
 import { TransformersEmbedder } from '../src/embedder/transformers.js';
 import { cosine } from './embedder-bert-reference.js';
+import { skipWithoutModel } from './support/embedders.js';
 import { codeOf } from './support/errors.js';
 
 const TEXTS = [
@@ -100,7 +101,7 @@ if (!hasModel && process.env.CI) {
   });
 }
 
-describe.skipIf(!hasModel)(`RemoteEmbedder returns the real model’s vectors${hasModel ? '' : ' (skipped: no model; run npm run model:fetch)'}`, () => {
+describe.skipIf(skipWithoutModel(hasModel))(`RemoteEmbedder returns the real model’s vectors${hasModel ? '' : ' (skipped: no model; run npm run model:fetch)'}`, () => {
   for (const api of ['openai', 'tei'] as const) {
     it(`${api}: equals the local TransformersEmbedder (cosine >= 0.9999), unit length`, async () => {
       const remote = await (api === 'openai' ? openai() : tei());

@@ -5,6 +5,7 @@ import { HybridMindError } from '../src/errors.js';
 import { defaultLocalModelPath, findLocalModel } from '../src/embedder/local-model.js';
 import { lengthOrder, TransformersEmbedder, type ModelLoadProgress, type TransformersEmbedderOptions } from '../src/embedder/transformers.js';
 import { cosine } from './embedder-bert-reference.js';
+import { skipWithoutModel } from './support/embedders.js';
 import { codeOf } from './support/errors.js';
 
 
@@ -61,7 +62,7 @@ describe('defaultLocalModelPath', () => {
 });
 
 const local = await findLocalModel();
-describe.skipIf(local === null || !local.dtypes.includes('q8'))(
+describe.skipIf(skipWithoutModel(local !== null && local.dtypes.includes('q8')))(
   `TransformersEmbedder with the provisioned model${local ? '' : ' (skipped: run npm run model:fetch)'}`,
   () => {
     it('reports loading progress per file and logs the load', async () => {

@@ -65,6 +65,7 @@ describe('HnswVectorIndex', () => {
     index.addMany(vectors.slice(0, 1500).map((_, i) => i), vectors.slice(0, 1500));
     expect(index.size).toBe(1500);
     const hits = index.search(vectors[10]!, 5, (no) => no % 2 === 1);
+    expect(hits).toHaveLength(5);
     expect(hits.every((h) => h.no % 2 === 1)).toBe(true);
     index.add(10, vectors[2000]!);
     expect(index.search(vectors[2000]!, 1)[0]!.no).toBe(10);
@@ -96,6 +97,12 @@ describe('AdaptiveVectorIndex', () => {
     for (let i = 0; i < count; i++) index.add(i, vectors[i]!);
   }
 
+  /** Yields a macrotask at a time (the build runs in macrotask slices) until the build has started. */
+  async function untilBuilding(index: AdaptiveVectorIndex): Promise<void> {
+    for (let turn = 0; turn < 100_000 && index.status().state !== 'building'; turn++) await new Promise((r) => setTimeout(r, 0));
+    expect(index.status().state).toBe('building');
+  }
+
   it('answers with the exact scan below the threshold and while HNSW builds, then switches', async () => {
     const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 600 });
     fill(index, 500);
@@ -115,9 +122,12 @@ describe('AdaptiveVectorIndex', () => {
   it('keeps writes flowing during the build and indexes what arrived meanwhile', async () => {
     const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 });
     fill(index, 400);
-    await new Promise((r) => setTimeout(r, 5));
+    await untilBuilding(index);
     for (let i = 400; i < 900; i++) index.add(i, vectors[i]!);
     index.remove(5);
+    // The writes above arrived while the graph was being built, not after it.
+    expect(index.status().state).toBe('building');
+    expect(index.status().indexed).toBeLessThan(400);
     await index.whenIndexed();
     expect(index.status().indexed).toBe(899);
     expect(index.search(vectors[850]!, 1)[0]!.no).toBe(850);

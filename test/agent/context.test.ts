@@ -41,7 +41,8 @@ describe('deterministic rerank', () => {
 describe('context and citations', () => {
   let mem: HybridMemory;
   beforeAll(async () => {
-    mem = await openMemory({ embedder: modelAvailable ? await realEmbedder() : undefined });
+    // Without the model the store keeps openMemory's hash embedder: `embedder: undefined` would load the default one.
+    mem = await openMemory(modelAvailable ? { embedder: (await realEmbedder())! } : {});
     await mem.storeMany([
       { id: 'adr-003', text: 'ADR-003: agent memory lives in IndexedDB.', createdAt: NOW - 400 * DAY, metadata: { source: 'adr' } },
       { id: 'adr-007', text: 'ADR-007: agent memory lives in SQLite-WASM on OPFS.', createdAt: NOW - 30 * DAY, metadata: { source: 'adr' } },
@@ -61,8 +62,8 @@ describe('context and citations', () => {
     expect(ctx.items.filter((i) => ['adr-007', 'adr-007-copy'].includes(i.id))).toHaveLength(1);
     expect(ctx.dropped.duplicates).toBeGreaterThanOrEqual(1);
     expect(ctx.items.filter((i) => i.id.startsWith('adr-') && i.id !== 'adr-007-copy').length).toBeLessThanOrEqual(2);
-    const old = ctx.items.find((i) => i.id === 'adr-003');
-    if (old) expect(old).toMatchObject({ status: 'historical', validTo: expect.any(String) });
+    const superseded = await mem.context('agent memory in IndexedDB', { budgetTokens: 4000, maxPerSource: 8, maxItems: 8 });
+    expect(superseded.items.find((i) => i.id === 'adr-003')).toMatchObject({ status: 'historical', validTo: expect.any(String) });
     expect(ctx.content.split('\n')[0]).toMatch(/^\[M1\] \((current|historical), (since|valid) \d{4}-\d{2}-\d{2}/);
     expect(ctx.tokenizer).toBe(modelAvailable ? 'model' : 'estimate');
   });

@@ -6,7 +6,7 @@ import { DAY, NOW, ids, openMemory as openWith } from '../support/memory.js';
 let mem: HybridMemory;
 afterEach(async () => mem?.close());
 
-describe.each(EMBEDDERS)('with the %s', (_name, makeEmbedder) => {
+for (const [name, makeEmbedder, skip] of EMBEDDERS) describe.skipIf(skip)(`with the ${name}${skip ? ' (skipped: no model; run npx hybridmind model fetch)' : ''}`, () => {
   const openMemory: typeof openWith = async (options = {}) => openWith({ embedder: await makeEmbedder(), ...options });
 
   describe('exact identifiers', () => {

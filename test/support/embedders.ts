@@ -22,8 +22,15 @@ export function realEmbedder(): Promise<Embedder | null> {
 
 export const modelAvailable = (await findLocalModel()) !== null || Boolean(process.env.CI);
 
-/** The embedders the core behaviour tests run with: the deterministic one and the real model. */
-export const EMBEDDERS: Array<[name: string, make: () => Promise<Embedder>]> = [
-  ['hash embedder', async () => new HashEmbedder()],
-  ...(modelAvailable ? [['all-MiniLM-L6-v2', async () => (await realEmbedder())!] as [string, () => Promise<Embedder>]] : []),
+/**
+ * For `describe.skipIf` / `it.skipIf` on tests that need something the model provisioning makes:
+ * skipped, and reported as skipped, where it is missing; never under CI, where those tests run and
+ * fail loudly instead.
+ */
+export const skipWithoutModel = (ready: boolean): boolean => !ready && !process.env.CI;
+
+/** The embedders the core behaviour tests run with: the deterministic one and the real model, with whether to skip each. */
+export const EMBEDDERS: Array<[name: string, make: () => Promise<Embedder>, skip: boolean]> = [
+  ['hash embedder', async () => new HashEmbedder(), false],
+  ['all-MiniLM-L6-v2', async () => (await realEmbedder())!, !modelAvailable],
 ];
