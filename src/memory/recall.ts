@@ -125,6 +125,11 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
 /** How many of the best vector+lexical candidates both graph walks start from (the entity walk weighs them by fused score). */
 const ANCHORS = 3;
 
+/** The graph walks' default anchors: the top 3 of the vector and lexical lists fused as the store fuses them. */
+export function defaultAnchors(vector: Scored[] | null, lexical: LexicalHit[] | null, o: ResolvedRecall, query: string): number[] {
+  return anchorList(vector, lexical, o, query).slice(0, ANCHORS).map((f) => f.no);
+}
+
 /** The vector and lexical lists fused as the store fuses them, best first: where the graph walks start. */
 function anchorList(vector: Scored[] | null, lexical: LexicalHit[] | null, o: ResolvedRecall, query: string): Fused[] {
   if (o.fusion === 'convex') {

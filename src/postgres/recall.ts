@@ -1,6 +1,5 @@
-import { reciprocalRankFusion } from '../fusion/rrf.js';
 import { Catalog } from '../memory/catalog.js';
-import { fuse, legsRun, materialize, poolSize, type FusionParts, type LegLists } from '../memory/recall.js';
+import { defaultAnchors, fuse, legsRun, materialize, poolSize, type FusionParts, type LegLists } from '../memory/recall.js';
 import type { ResolvedRecall } from '../memory/recall-options.js';
 import type { MemoryRow } from '../storage/repository.js';
 import { EDGE_TYPES, type Hit, type LegName } from '../types.js';
@@ -17,7 +16,8 @@ export interface PgRecallSettings {
 /**
  * Runs the legs the mode asks for, each in PostgreSQL, inside the caller's read-only snapshot
  * transaction, with the same control flow as the core's `runLegs`: graph anchors are the
- * caller's or the top 3 of the vector and lexical lists fused by the core's RRF.
+ * caller's or the top 3 of the vector and lexical lists fused as the core fuses them. This engine
+ * has no entity graph yet (`entityGraph` has no effect here).
  */
 export async function runPgLegs(q: Query, db: Db, o: ResolvedRecall, query: string, queryVector: Float32Array | null, now: number, settings: PgRecallSettings): Promise<LegLists> {
   const reference = o.asOf ?? now;
@@ -32,9 +32,7 @@ export async function runPgLegs(q: Query, db: Db, o: ResolvedRecall, query: stri
   if (o.mode === 'hybrid' || o.mode === 'graph') {
     const anchors = o.anchors !== null
       ? await nosOf(q, db, o.anchors)
-      : reciprocalRankFusion([{ weight: 1, nos: (vector ?? []).map((h) => h.no) }, { weight: 1, nos: (lexical ?? []).map((h) => h.no) }], o.rrfK)
-          .slice(0, 3)
-          .map((f) => f.no);
+      : defaultAnchors(vector, lexical, o, query);
     graph = await graphLeg(q, db, o, reference, anchors, pool);
   }
 

@@ -69,7 +69,9 @@ export function comparable(hits: readonly Hit[]): unknown[] {
   return hits.map((h) => ({
     id: h.id,
     status: h.status,
-    score: round(h.score),
+    // Score fusion divides by each leg's score range, which magnifies the float32-against-float64
+    // differences of the legs' own scores by about ten.
+    score: Math.round(h.score * 1e4) / 1e4,
     legs: {
       ...(h.legs.vector ? { vector: { rank: h.legs.vector.rank, score: round(h.legs.vector.score) } } : {}),
       ...(h.legs.lexical ? { lexical: { ...h.legs.lexical, score: round(h.legs.lexical.score), matched: [...h.legs.lexical.matched].sort() } } : {}),

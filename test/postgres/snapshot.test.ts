@@ -26,7 +26,8 @@ describe('.mind.zip between a Node store and Postgres', () => {
     const connection = cluster().connection;
     const pg = await PostgresMemory.importSnapshot(zip, { connection, schema: cluster().schema('import'), embedder: new HashEmbedder(), now: () => NOW });
     expect(await content(pg)).toEqual(await content(node));
-    for (const q of QUERIES) expect(comparable(await pg.recall(q)), q).toEqual(comparable(await node.recall(q)));
+    // The PostgreSQL engine has no entity graph yet.
+    for (const q of QUERIES) expect(comparable(await pg.recall(q)), q).toEqual(comparable(await node.recall(q, { entityGraph: false })));
     expect((await pg.stats()).readiness).toEqual((await node.stats()).readiness);
 
     const back = await HybridMemory.importSnapshot(await pg.exportSnapshot(), { embedder: new HashEmbedder(), now: () => NOW });
