@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HybridMemory, SqliteWasmDriver, type Logger, type SqlDriver } from '../../src/index.js';
 import { ids, openMemory } from '../support/memory.js';
@@ -110,6 +113,24 @@ describe('saved lexical index', () => {
       const mem = await open(driver, log.logger);
       expect(log.messages, damage).not.toContain(LOADED);
       expect(await lexicalAnswers(mem), damage).toEqual(answers);
+    }
+  });
+
+  it('is saved at close by a Node file store and loaded when the file is opened again', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hybridmind-saved-lexical-'));
+    try {
+      const path = join(dir, 'memory.db');
+      const first = await openMemory({ storage: path, embedder: null });
+      await first.storeMany(TEXTS.map((text, i) => ({ id: `m${i}`, text })));
+      const answers = await lexicalAnswers(first);
+      await first.close();
+      const log = recorder();
+      const again = await openMemory({ storage: path, embedder: null, logger: log.logger });
+      expect(log.messages).toContain(LOADED);
+      expect(await lexicalAnswers(again)).toEqual(answers);
+      await again.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
