@@ -1,3 +1,4 @@
+import { messageOf } from '../errors.js';
 import type { Embedder } from '../embedder/types.js';
 import type { SqlDriver, SqlValue } from '../storage/driver.js';
 import { Repository } from '../storage/repository.js';
@@ -43,7 +44,7 @@ export async function importSnapshotInto(driver: SqlDriver, bytes: Uint8Array, o
   try {
     file = new SqliteFile(parts['store.db']);
   } catch (error) {
-    throw corrupt(method, `store.db ${error instanceof Error ? error.message : String(error)}`, error);
+    throw corrupt(method, `store.db ${messageOf(error)}`, error);
   }
 
   const repo = new Repository(driver);
@@ -62,7 +63,7 @@ export async function importSnapshotInto(driver: SqlDriver, bytes: Uint8Array, o
         try {
           driver.exec(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, columns.map((c) => row[c]!));
         } catch (error) {
-          throw corrupt(method, `store.db row of ${table} cannot be stored: ${error instanceof Error ? error.message : String(error)}`, error);
+          throw corrupt(method, `store.db row of ${table} cannot be stored: ${messageOf(error)}`, error);
         }
       }
     }
@@ -111,7 +112,7 @@ function contentTables(method: string, file: SqliteFile, target: SqlDriver): Map
         for (const { rowid, values } of file.tableRows(entry.rootpage)) rows.push(toRow(layout.columns, cids, values, rowid, layout.aliasCid));
       }
     } catch (error) {
-      throw corrupt(method, `store.db table ${entry.name}: ${error instanceof Error ? error.message : String(error)}`, error);
+      throw corrupt(method, `store.db table ${entry.name}: ${messageOf(error)}`, error);
     }
     tables.set(entry.name, rows);
   }

@@ -9,7 +9,7 @@ import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { TOOL_NAMES, type ToolName } from '../agent/tools.js';
 import type { Embedder } from '../embedder/types.js';
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, messageOf } from '../errors.js';
 import type { Logger, LogLevel } from '../logger.js';
 import { HybridMemory } from '../hybrid-memory.js';
 import { VERSION } from '../version.js';
@@ -92,7 +92,7 @@ export function parseCli(argv: readonly string[], cwd = process.cwd()): CliOptio
       },
     }));
   } catch (error) {
-    throw new HybridMindError('INVALID_ARGUMENT', 'hybridmind-mcp', error instanceof Error ? error.message : String(error));
+    throw new HybridMindError('INVALID_ARGUMENT', 'hybridmind-mcp', messageOf(error));
   }
   if (values.help) return 'help';
   if (values.version) return 'version';
@@ -169,7 +169,7 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
       else await importStore(options.file!, command.zip, command.replace, logger);
       return 0;
     } catch (error) {
-      logger('error', error instanceof Error ? error.message : String(error));
+      logger('error', messageOf(error));
       return 1;
     }
   }
@@ -177,7 +177,7 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
   try {
     mem = await openStore(options, logger);
   } catch (error) {
-    logger('error', error instanceof Error ? error.message : String(error));
+    logger('error', messageOf(error));
     return 1;
   }
   const { server, idle } = createMcpServer(mem, { tools: options.tools, logger });
@@ -239,7 +239,7 @@ async function fileKind(path: string): Promise<'missing' | 'zip' | 'other'> {
     handle = await openFile(path, 'r');
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') return 'missing';
-    throw new HybridMindError('STORAGE', 'hybridmind-mcp', `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new HybridMindError('STORAGE', 'hybridmind-mcp', `cannot read ${path}: ${messageOf(error)}`);
   }
   try {
     const head = new Uint8Array(4);

@@ -5,7 +5,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, messageOf } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { HybridMemory } from '../hybrid-memory.js';
 import { handleToolCall, isToolError, toolSchemas, TOOL_NAMES, type ToolName } from '../agent/tools.js';
@@ -76,7 +76,7 @@ export function createMcpServer(mem: HybridMemory, options: McpServerOptions = {
       try {
         await options.afterWrite(tool);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = messageOf(error);
         logger('error', `${tool}: the change is in memory but saving it failed`, { error: message });
         const code = error instanceof HybridMindError ? error.code : 'STORAGE';
         result = { error: { code, message: `${tool}: the change was made but not saved (${message}); it is saved with the next successful write` } };

@@ -5,7 +5,7 @@
  */
 import { access, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, messageOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { HybridMemory } from '../hybrid-memory.js';
 import { saveSnapshotFile } from '../snapshot/node-files.js';
@@ -40,7 +40,7 @@ export async function exportStore(file: string, zip: string, logger: Logger): Pr
  */
 export async function importStore(file: string, zip: string, replace: boolean, logger: Logger): Promise<void> {
   const bytes = await readFile(zip).catch((cause: unknown) => {
-    throw new HybridMindError('NOT_FOUND', METHOD, `import: cannot read ${zip}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    throw new HybridMindError('NOT_FOUND', METHOD, `import: cannot read ${zip}: ${messageOf(cause)}`, { cause });
   });
   await withStore(file, logger, async (mem) => {
     const held = (await mem.stats()).memories;

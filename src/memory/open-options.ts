@@ -1,5 +1,5 @@
 import type { Embedder } from '../embedder/types.js';
-import { HybridMindError, invalid } from '../errors.js';
+import { HybridMindError, invalid, messageOf } from '../errors.js';
 import type { AnnOptions } from '../legs/vector/adaptive-index.js';
 import type { VectorKernelSource } from '../legs/vector/kernel.js';
 import type { Logger } from '../logger.js';
@@ -97,7 +97,7 @@ export async function openDriver(method: string, storage: OpenOptions['storage']
       try {
         readSqliteHeader(storage.bytes.subarray(0, SQLITE_HEADER_BYTES), storage.bytes.length);
       } catch (cause) {
-        throw fail(cause instanceof Error ? cause.message : String(cause), cause);
+        throw fail(messageOf(cause), cause);
       }
       const driver = await (await sqliteWasm()).open({ bytes: storage.bytes });
       try {

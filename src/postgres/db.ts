@@ -1,4 +1,4 @@
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, messageOf } from '../errors.js';
 import type { PgClient, PgPool, PgQueryResult } from './pg.js';
 
 /** SQLSTATEs after which the whole transaction may simply run again: serialization failure, deadlock. */
@@ -83,6 +83,6 @@ export function sqlState(error: unknown): string {
 
 export function storageError(method: string, cause: unknown): HybridMindError {
   if (cause instanceof HybridMindError) return cause;
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const message = messageOf(cause);
   return new HybridMindError('STORAGE', method, `PostgreSQL failed: ${message}`, { cause });
 }

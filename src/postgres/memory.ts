@@ -1,7 +1,7 @@
 import { buildContext, checkCitations, contextOptions, type CitationEvidence, type CitationReport, type Context, type ContextOptions } from '../agent/context.js';
 import { defaultEmbedder } from '../embedder/default.js';
 import type { Embedder } from '../embedder/types.js';
-import { HybridMindError, invalid, notFound } from '../errors.js';
+import { HybridMindError, invalid, notFound, messageOf } from '../errors.js';
 import { statusAt } from '../legs/time/temporal.js';
 import { defaultLogger, type Logger } from '../logger.js';
 import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRecall } from '../memory/recall-options.js';
@@ -427,7 +427,7 @@ export class PostgresMemory {
     try {
       vectors = await this.#embedder.embed([query]);
     } catch (cause) {
-      throw new HybridMindError('EMBEDDER', method, `embedding the query failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+      throw new HybridMindError('EMBEDDER', method, `embedding the query failed: ${messageOf(cause)}`, { cause });
     }
     return normalizedVector(method, 'the query embedding', vectors[0], this.#dim);
   }

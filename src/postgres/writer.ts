@@ -1,5 +1,5 @@
 import type { Embedder } from '../embedder/types.js';
-import { HybridMindError, invalid, notFound } from '../errors.js';
+import { HybridMindError, invalid, notFound, messageOf } from '../errors.js';
 import { randomId } from '../ids.js';
 import { applyPatch, duplicateId, prepareMemory, type PreparedMemory } from '../memory/rows.js';
 import { checkEdgeType, checkId, checkOptions, normalizedVector } from '../memory/validate.js';
@@ -163,7 +163,7 @@ async function embed(method: string, embedder: Embedder, texts: string[]): Promi
   try {
     return await embedder.embed(texts);
   } catch (cause) {
-    throw new HybridMindError('EMBEDDER', method, `embedding failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    throw new HybridMindError('EMBEDDER', method, `embedding failed: ${messageOf(cause)}`, { cause });
   }
 }
 

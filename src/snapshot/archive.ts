@@ -1,4 +1,4 @@
-import { invalid } from '../errors.js';
+import { invalid, messageOf } from '../errors.js';
 import { corrupt, MANIFEST, PART_NAMES, type PartName, type ResolvedLimits, type SnapshotManifest } from './format.js';
 import { parseManifest } from './manifest.js';
 import { sha256Hex } from './sha256.js';
@@ -61,7 +61,7 @@ function storeDbHead(method: string, size: number): { bytes: number; check: (hea
       try {
         readSqliteHeader(head, size);
       } catch (cause) {
-        throw corrupt(method, `store.db ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+        throw corrupt(method, `store.db ${messageOf(cause)}`, cause);
       }
     },
   };

@@ -4,7 +4,7 @@
  * (`validation/database.ts`: integrity, foreign keys, exact schema, the API's row rules), plus
  * the snapshot's own — the schema version and the counts against the manifest.
  */
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, messageOf } from '../errors.js';
 import type { SqlDriver } from '../storage/driver.js';
 import type { Repository } from '../storage/repository.js';
 import { SCHEMA_VERSION } from '../storage/schema.js';
@@ -69,6 +69,6 @@ export function checkAgainstManifest(method: string, content: StoreContent, mani
 /** Whatever SQLite says about a hostile file, the caller learns it as CORRUPT under its own method. */
 function asCorrupt(method: string, error: unknown): HybridMindError {
   if (error instanceof HybridMindError && error.method === method) return error;
-  const message = error instanceof HybridMindError ? error.message.slice(error.method.length + 2) : error instanceof Error ? error.message : String(error);
+  const message = error instanceof HybridMindError ? error.message.slice(error.method.length + 2) : messageOf(error);
   return corrupt(method, `store.db: ${message}`, error);
 }

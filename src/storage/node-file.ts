@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { HybridMindError, invalid } from '../errors.js';
+import { HybridMindError, invalid, messageOf } from '../errors.js';
 import { optionalImport } from '../optional-import.js';
 import type { SqlDriver, SqlRow, SqlValue } from './driver.js';
 import { Transactions } from './transactions.js';
@@ -49,14 +49,14 @@ function loadEngine(method: string): Promise<DatabaseConstructor> {
 
 /** better-sqlite3 loads its native addon on first use: an install that skipped its build script fails only here. */
 function addonMissing(method: string, cause: unknown): HybridMindError | null {
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const message = messageOf(cause);
   if (!/bindings file|better_sqlite3\.node|NODE_MODULE_VERSION/.test(message)) return null;
   return new HybridMindError('MISSING_DEPENDENCY', method, `better-sqlite3 is installed but its native addon is not built for this Node (${message.split('\n')[0]}); run \`npm rebuild better-sqlite3\` (allow its install script)`, { cause });
 }
 
 function toStorageError(method: string, cause: unknown): HybridMindError {
   if (cause instanceof HybridMindError) return cause;
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const message = messageOf(cause);
   const sqliteCode = (cause as { code?: unknown }).code;
   const code = /SQLITE_CORRUPT|SQLITE_NOTADB/.test(String(sqliteCode)) || /malformed|not a database/i.test(message) ? 'CORRUPT'
     : /SQLITE_BUSY|SQLITE_LOCKED/.test(String(sqliteCode)) ? 'BUSY' : 'STORAGE';
@@ -117,7 +117,7 @@ export class SqliteFileDriver implements SqlDriver {
     try {
       mkdirSync(dirname(absolute), { recursive: true });
     } catch (cause) {
-      throw new HybridMindError('STORAGE', method, `cannot create the folder of ${absolute}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+      throw new HybridMindError('STORAGE', method, `cannot create the folder of ${absolute}: ${messageOf(cause)}`, { cause });
     }
     let db: Database;
     try {

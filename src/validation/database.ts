@@ -4,7 +4,7 @@
  * extra table could stand in for ours, and SQLite enforces neither column types nor this
  * library's row rules. Every such door calls `adoptForeignDatabase`, so they cannot drift apart.
  */
-import type { HybridMindError } from '../errors.js';
+import { messageOf, type HybridMindError } from '../errors.js';
 import type { SqlDriver } from '../storage/driver.js';
 import { Repository } from '../storage/repository.js';
 import { migrate } from '../storage/schema.js';
@@ -61,7 +61,7 @@ export async function adoptForeignDatabase<T extends RowsToCheck>(
   try {
     repository = new Repository(driver);
   } catch (cause) {
-    throw fail(`cannot be brought to the current schema: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+    throw fail(`cannot be brought to the current schema: ${messageOf(cause)}`, cause);
   }
   if (JSON.stringify(objectsOf(driver)) !== JSON.stringify(reference)) throw fail('does not have the hybridmind schema (tables, indexes, views or triggers differ)');
   for (const table of DERIVED_TABLES) driver.exec(`DELETE FROM ${table}`);
@@ -77,7 +77,7 @@ function checkIntegrity(driver: SqlDriver, fail: Fail): void {
     problems = driver.all<{ integrity_check: string }>('PRAGMA integrity_check(10)').map((r) => String(r.integrity_check));
   } catch (cause) {
     // Damage to a table's root page makes the check itself fail rather than report.
-    problems = [cause instanceof Error ? cause.message : String(cause)];
+    problems = [messageOf(cause)];
   }
   if (problems.length !== 1 || problems[0] !== 'ok') throw fail(`fails SQLite's integrity_check: ${problems.join('; ').slice(0, 300)}`);
 }

@@ -211,7 +211,10 @@ describe('SqliteFile refuses hostile files with an Error naming the problem', ()
       try {
         readAll(b);
       } catch (error) {
+        // The reader's own refusals are plain Errors naming the damage; a TypeError or RangeError is a crash it let through.
         expect(error).toBeInstanceOf(Error);
+        expect(Object.getPrototypeOf(error), (error as Error).message).toBe(Error.prototype);
+        expect((error as Error).message).toMatch(/page|record|serial type|schema|b-tree|header|cell|SQLite|database/i);
       }
     }), { numRuns: 300, seed: 7 });
   });

@@ -18,7 +18,7 @@ interface Case {
   name: string;
   bytes: Uint8Array;
   code: ErrorCode;
-  /** The check meant to catch it, as a loose pattern over the message. */
+  /** The message of the check meant to catch it (not just the part it names). */
   reason: RegExp;
   limits?: SnapshotLimits;
 }
@@ -170,7 +170,7 @@ for (let i = 0; i < 5; i++) {
   const bm25 = good.parts.get('bm25.jsonl')!;
   add({ name: 'truncated: bm25.jsonl mid-line', bytes: await repack(withPart(good, 'bm25.jsonl', bm25.subarray(0, bm25.length - 3))), code: 'CORRUPT', reason: /bm25\.jsonl/ });
   const db = good.parts.get('store.db')!;
-  add({ name: 'truncated: store.db at half', bytes: await repack(withPart(good, 'store.db', db.subarray(0, db.length / 2))), code: 'CORRUPT', reason: /store\.db/ });
+  add({ name: 'truncated: store.db at half', bytes: await repack(withPart(good, 'store.db', db.subarray(0, db.length / 2))), code: 'CORRUPT', reason: /store\.db is \d+ bytes, not a whole number of \d+-byte pages/ });
 }
 
 // wrong dim and wrong model, against the live store's 16-d test embedder
@@ -251,21 +251,21 @@ for (const n of [2 * MiB, 3 * MiB]) {
 }
 
 // invalid JSON
-const BAD_MANIFESTS: Array<[string, Uint8Array]> = [
-  ['open brace', enc.encode('{')],
-  ['cut value', enc.encode('{"format":')],
-  ['prose', enc.encode('not json at all')],
-  ['array', enc.encode('[]')],
-  ['string', enc.encode('"hybridmind.mind.zip"')],
-  ['null', enc.encode('null')],
-  ['empty object', enc.encode('{}')],
-  ['BOM', new Uint8Array([0xef, 0xbb, 0xbf, ...baseEntries[0]!.data])],
-  ['invalid UTF-8', new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])],
-  ['trailing garbage', enc.encode(`${manifestText}}}`)],
-  ['NaN literal', enc.encode(manifestText.replace('"dim": 16', '"dim": NaN'))],
+const BAD_MANIFESTS: Array<[string, Uint8Array, RegExp]> = [
+  ['open brace', enc.encode('{'), /manifest\.json is not valid UTF-8 JSON/],
+  ['cut value', enc.encode('{"format":'), /manifest\.json is not valid UTF-8 JSON/],
+  ['prose', enc.encode('not json at all'), /manifest\.json is not valid UTF-8 JSON/],
+  ['array', enc.encode('[]'), /manifest\.json must hold a JSON object/],
+  ['string', enc.encode('"hybridmind.mind.zip"'), /manifest\.json must hold a JSON object/],
+  ['null', enc.encode('null'), /manifest\.json must hold a JSON object/],
+  ['empty object', enc.encode('{}'), /manifest format is undefined, expected "hybridmind\.mind\.zip"/],
+  ['BOM', new Uint8Array([0xef, 0xbb, 0xbf, ...baseEntries[0]!.data]), /manifest\.json is not valid UTF-8 JSON/],
+  ['invalid UTF-8', new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), /manifest\.json is not valid UTF-8 JSON/],
+  ['trailing garbage', enc.encode(`${manifestText}}}`), /manifest\.json is not valid UTF-8 JSON/],
+  ['NaN literal', enc.encode(manifestText.replace('"dim": 16', '"dim": NaN')), /manifest\.json is not valid UTF-8 JSON/],
 ];
-for (const [what, bytes] of BAD_MANIFESTS) {
-  add({ name: `invalid JSON: manifest ${what}`, bytes: writeZip([{ name: 'manifest.json', data: bytes }, ...baseEntries.slice(1)]), code: 'CORRUPT', reason: /manifest/ });
+for (const [what, bytes, reason] of BAD_MANIFESTS) {
+  add({ name: `invalid JSON: manifest ${what}`, bytes: writeZip([{ name: 'manifest.json', data: bytes }, ...baseEntries.slice(1)]), code: 'CORRUPT', reason });
 }
 {
   const g = lines(good.parts.get('graph.jsonl')!);
@@ -309,32 +309,35 @@ for (const [what, bytes] of BAD_MANIFESTS) {
   probe.close();
   roots.push({ name: 'sqlite_master', page: 1 });
   for (const { name, page } of roots) {
+    // Page 1 holds the schema: SQLite cannot open the file at all. Any other page: its integrity_check catches it.
+    const reason = page === 1 ? /store\.db: SQLITE_CORRUPT/ : /store\.db fails SQLite's integrity_check/;
     const at = (page - 1) * pageSize + (page === 1 ? 100 : 0);
     const type = db.slice();
     type[at] = rand.pick([0x00, 0x01, 0x03, 0x07, 0x0b, 0xff]);
-    add({ name: `corrupt database: page type of ${name} (page ${page})`, bytes: await repack(withPart(good, 'store.db', type)), code: 'CORRUPT', reason: /store\.db/ });
+    add({ name: `corrupt database: page type of ${name} (page ${page})`, bytes: await repack(withPart(good, 'store.db', type)), code: 'CORRUPT', reason });
     const cells = db.slice();
     cells[at + 3] = 0xff;
     cells[at + 4] = 0xff;
-    add({ name: `corrupt database: cell count of ${name} (page ${page})`, bytes: await repack(withPart(good, 'store.db', cells)), code: 'CORRUPT', reason: /store\.db/ });
+    add({ name: `corrupt database: cell count of ${name} (page ${page})`, bytes: await repack(withPart(good, 'store.db', cells)), code: 'CORRUPT', reason });
   }
   const header = db.slice();
   header.set(enc.encode('SQLite format 4\0'), 0);
-  add({ name: 'corrupt database: magic string', bytes: await repack(withPart(good, 'store.db', header)), code: 'CORRUPT', reason: /store\.db/ });
+  add({ name: 'corrupt database: magic string', bytes: await repack(withPart(good, 'store.db', header)), code: 'CORRUPT', reason: /store\.db is not a SQLite database \(bad header\)/ });
   const random = new Uint8Array(db.length).map(() => rand.int(256));
-  add({ name: 'corrupt database: random bytes', bytes: await repack(withPart(good, 'store.db', random)), code: 'CORRUPT', reason: /store\.db/ });
-  const TAMPER: Array<[string, string[]]> = [
-    ['extra table', ['CREATE TABLE extra (x)']],
-    ['trigger', ["CREATE TRIGGER t AFTER INSERT ON memories BEGIN UPDATE meta SET value = 'x'; END"]],
-    ['view', ['CREATE VIEW v AS SELECT * FROM memories']],
-    ['dropped index', ['DROP INDEX edges_src']],
-    ['metadata not JSON', ["UPDATE memories SET metadata = 'not json' WHERE no = 2"]],
-    ['text not a string', ['UPDATE memories SET text = 42 WHERE no = 3']],
-    ['edge weight not finite', ["UPDATE edges SET weight = 'heavy' WHERE no = 1"]],
-    ['meta dim changed', ["UPDATE meta SET value = '17' WHERE key = 'dim'"]],
+  add({ name: 'corrupt database: random bytes', bytes: await repack(withPart(good, 'store.db', random)), code: 'CORRUPT', reason: /store\.db is not a SQLite database \(bad header\)/ });
+  const TAMPER: Array<[string, string[], RegExp]> = [
+    ['extra table', ['CREATE TABLE extra (x)'], /store\.db does not have the hybridmind schema: unexpected table "extra"/],
+    ['trigger', ["CREATE TRIGGER t AFTER INSERT ON memories BEGIN UPDATE meta SET value = 'x'; END"], /store\.db does not have the hybridmind schema: unexpected trigger "t"/],
+    ['view', ['CREATE VIEW v AS SELECT * FROM memories'], /store\.db does not have the hybridmind schema: unexpected view "v"/],
+    ['dropped index', ['DROP INDEX edges_src'], /store\.db does not have the hybridmind schema \(tables, indexes, views or triggers differ\)/],
+    ['metadata not JSON', ["UPDATE memories SET metadata = 'not json' WHERE no = 2"], /store\.db memory row 2: metadata must be JSON text/],
+    // SQLite's TEXT affinity stores 42 as the text '42', so what catches it is the lexical part no longer matching the row.
+    ['text not a string', ['UPDATE memories SET text = 42 WHERE no = 3'], /bm25\.jsonl disagrees with store\.db: the tokens of "m2" are not those of its text/],
+    ['edge weight not finite', ["UPDATE edges SET weight = 'heavy' WHERE no = 1"], /store\.db edge row 1: weight must be a finite number > 0/],
+    ['meta dim changed', ["UPDATE meta SET value = '17' WHERE key = 'dim'"], /store\.db vector of memory 1: the blob must be 17 float32 values/],
   ];
-  for (const [what, sql] of TAMPER) {
-    add({ name: `corrupt database: ${what}`, bytes: await repack(withPart(good, 'store.db', await editDb(db, sql))), code: 'CORRUPT', reason: /store\.db/ });
+  for (const [what, sql, reason] of TAMPER) {
+    add({ name: `corrupt database: ${what}`, bytes: await repack(withPart(good, 'store.db', await editDb(db, sql))), code: 'CORRUPT', reason });
   }
 }
 

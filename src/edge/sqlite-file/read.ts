@@ -1,3 +1,4 @@
+import { messageOf } from '../../errors.js';
 import { readSqliteHeader, SQLITE_HEADER_BYTES } from '../../validation/sqlite-header.js';
 import { decodeRecord, readVarint, type StoredValue } from './record.js';
 
@@ -61,7 +62,7 @@ export class SqliteFile {
     try {
       return decodeRecord(payload);
     } catch (error) {
-      throw new Error(`has an unreadable record in the b-tree at page ${root}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`has an unreadable record in the b-tree at page ${root}: ${messageOf(error)}`);
     }
   }
 
