@@ -8,7 +8,7 @@ import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRec
 import { toEdge, toRecord } from '../memory/rows.js';
 import { checkList, type ListOptions, type MemoryPage } from '../memory/listing.js';
 import { walkOptions } from '../memory/traversal.js';
-import { checkId, checkOneOf, checkOptions, checkQuery, keysOf, normalizedVector } from '../memory/validate.js';
+import { checkId, checkOneOf, checkOptions, checkQuery, isPlainObject, keysOf, normalizedVector } from '../memory/validate.js';
 import type { HybridMemory } from '../hybrid-memory.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
 import type {
@@ -90,7 +90,9 @@ export class PostgresMemory {
     if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);
     const efSearch = o.efSearch ?? 100;
     if (!Number.isInteger(efSearch) || efSearch < 1 || efSearch > 1000) throw invalid(method, 'options.efSearch must be an integer from 1 to 1000', efSearch);
-    const defaults = resolveDefaults(method, o.recall);
+    // The entity graph (personalized PageRank over shared entities) is not on Postgres yet: off by default, refused if asked.
+    const defaults = resolveDefaults(method, o.recall === undefined || isPlainObject(o.recall) ? { entityGraph: false, ...o.recall } : o.recall);
+    if (defaults.entityGraph) throw new HybridMindError('UNSUPPORTED', method, 'options.recall.entityGraph: the entity graph is not available on Postgres yet');
     const db = await connect(method, o.connection, schema);
     try {
       await migrate(db, method);
@@ -412,7 +414,9 @@ export class PostgresMemory {
 
   #resolve(method: string, query: unknown, options: unknown): ResolvedRecall {
     checkQuery(method, 'query', query);
-    return resolveRecall(method, options, this.#defaults);
+    const o = resolveRecall(method, options, this.#defaults);
+    if (o.entityGraph) throw new HybridMindError('UNSUPPORTED', method, 'options.entityGraph: the entity graph is not available on Postgres yet');
+    return o;
   }
 
   async #requireAnchors(q: Query, method: string, o: ResolvedRecall): Promise<void> {

@@ -4,7 +4,7 @@ import { PostgresMemory } from '../../src/postgres/index.js';
 import { codeOf } from '../support/errors.js';
 import { HashEmbedder } from '../support/hash-embedder.js';
 import { DAY, NOW, openMemory } from '../support/memory.js';
-import { comparable, fill, openPg, useCluster } from './fixture.js';
+import { comparable, ENTITYLESS, fill, openPg, useCluster } from './fixture.js';
 
 const cluster = useCluster();
 let pg: PostgresMemory;
@@ -13,7 +13,7 @@ let mem: HybridMemory;
 beforeAll(async () => {
   pg = await openPg(cluster());
   // The PostgreSQL engine has no entity graph yet: it matches the embedded store without one.
-  mem = await openMemory({ recall: { entityGraph: false } });
+  mem = await openMemory({ recall: ENTITYLESS });
   await fill(pg);
   await fill(mem);
   await mem.ready();
@@ -104,7 +104,7 @@ describe('PostgresMemory answers as HybridMemory does', () => {
 describe('PostgresMemory writes', () => {
   it('update re-indexes every leg, forget removes a memory and reopens what it superseded', async () => {
     const p = await openPg(cluster());
-    const m = await openMemory({ recall: { entityGraph: false } });
+    const m = await openMemory({ recall: ENTITYLESS });
     try {
       for (const s of [p, m]) {
         await fill(s);
@@ -179,6 +179,8 @@ describe('PostgresMemory errors are the core\'s coded errors', () => {
     const closed = await openPg(cluster());
     await closed.close();
     expect(await codeOf(closed.recall('x'))).toBe('CLOSED');
+    expect(await codeOf(pg.recall('x', { entityGraph: true }))).toBe('UNSUPPORTED');
+    expect(await codeOf(openPg(cluster(), { recall: { entityGraph: true } }))).toBe('UNSUPPORTED');
     expect(await codeOf(PostgresMemory.open({ connection: cluster().connection, schema: 'Bad-Name' }))).toBe('INVALID_ARGUMENT');
     expect(await codeOf(PostgresMemory.open({ connection: { ...cluster().connection, port: 1 }, schema: 'nowhere', embedder: null }))).toBe('STORAGE');
   });

@@ -20,6 +20,12 @@ export function openPg(cluster: Cluster, options: Partial<PostgresOpenOptions> =
   return PostgresMemory.open({ connection: cluster.connection, schema: cluster.schema('t'), embedder: new HashEmbedder(), now: () => NOW, ...options });
 }
 
+/**
+ * The embedded store compared against Postgres runs without the entity graph (personalized
+ * PageRank over shared entities), which the Postgres engine does not have yet.
+ */
+export const ENTITYLESS = { entityGraph: false } as const;
+
 /** A small project memory with identifiers, chains, supersessions, labels and dates. */
 export const CORPUS: MemoryInput[] = [
   { id: 'adr-003', text: 'ADR-003: agent memory lives in IndexedDB', kind: 'decision', domain: 'storage', createdAt: '2025-10-01' },
@@ -61,8 +67,10 @@ export async function fill(mem: { storeMany(inputs: MemoryInput[]): Promise<stri
 }
 
 /**
- * A hit as both engines must agree on it: rank-fused scores are exact; cosine scores differ in
- * the last float32 bits (SQLite keeps float32 dot products, pgvector computes in double).
+ * A hit as both engines must agree on it: the same memories in the same order with the same
+ * per-leg ranks. Cosine scores differ in the last float32 bits (SQLite keeps float32 dot
+ * products, pgvector computes in double), so the vector leg is compared by rank and the fused
+ * score to four decimals.
  */
 export function comparable(hits: readonly Hit[]): unknown[] {
   const round = (x: number) => Math.round(x * 1e5) / 1e5;
@@ -73,7 +81,7 @@ export function comparable(hits: readonly Hit[]): unknown[] {
     // differences of the legs' own scores by about ten.
     score: Math.round(h.score * 1e4) / 1e4,
     legs: {
-      ...(h.legs.vector ? { vector: { rank: h.legs.vector.rank, score: round(h.legs.vector.score) } } : {}),
+      ...(h.legs.vector ? { vector: { rank: h.legs.vector.rank } } : {}),
       ...(h.legs.lexical ? { lexical: { ...h.legs.lexical, score: round(h.legs.lexical.score), matched: [...h.legs.lexical.matched].sort() } } : {}),
       ...(h.legs.graph ? { graph: h.legs.graph } : {}),
       ...(h.legs.time ? { time: { rank: h.legs.time.rank, weight: round(h.legs.time.weight) } } : {}),
