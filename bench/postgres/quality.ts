@@ -43,7 +43,8 @@ const K = 10;
 
 /**
  * Recall@10 of every leg and fusion on the embedded store and on Postgres holding the same
- * memories: the embedded store (plain, and with automatic edges) is built as the quality
+ * memories: the embedded store (plain, and with automatic edges; without the entity graph,
+ * which Postgres does not have yet) is built as the quality
  * benchmark builds it, exported as `.mind.zip` and imported into Postgres, then both answer the
  * same queries with the same query vectors.
  */
@@ -61,7 +62,7 @@ export async function runPostgresQuality(o: { connection: Connection; schema: (p
         o.log(`postgres quality: ${set.name}: ${set.docs.length} docs, ${set.queries.length} queries`);
         const vectors = await cachedVectors(set, o.embedder, o.log);
         const open = async (autoEdges: boolean) => {
-          const mem = await HybridMemory.open({ embedder: o.embedder, autoEdges });
+          const mem = await HybridMemory.open({ embedder: o.embedder, autoEdges, recall: { entityGraph: false } });
           await mem.storeMany(set.docs.map((d, i) => ({ id: d.id, text: d.text, embedding: vectors[i]!, ...(d.createdAt === undefined ? {} : { createdAt: d.createdAt }) })));
           await mem.ready();
           const schema = o.schema('quality');
