@@ -23,7 +23,9 @@ const CAPITALISED = /^[\p{Lu}\p{N}]/u;
 const QUOTED = /["“”]([^"“”]{3,60})["“”]/gu;
 // Identifiers: `#4821`, and words glued by - _ . / with a digit somewhere (`ADR-007`, `v1.2.3`,
 // `gpt-4o`). The lexical tokenizer would find them too, but at twice the cost of this pass.
-const IDENTIFIER = /#\d[\p{L}\p{N}_-]*|[\p{L}\p{N}]+(?:[-_./][\p{L}\p{N}]+)+/gu;
+// The lookbehind lets a match start only where an identifier can: without it every position inside
+// a long word or a long `a-b-c…` chain starts a scan to its end, quadratic in the run's length.
+const IDENTIFIER = /#\d[\p{L}\p{N}_-]*|(?<![\p{L}\p{N}_./-])[\p{L}\p{N}]+(?:[-_./][\p{L}\p{N}]+)+/gu;
 const HAS_DIGIT = /\p{N}/u;
 const MAX_NAME_WORDS = 6;
 
@@ -55,7 +57,8 @@ function addNames(sentence: string, out: Set<string>): void {
     run = [];
   };
   for (const m of sentence.matchAll(WORD)) {
-    const word = m[0].replace(/['’]s$|[.'’-]+$/u, '');
+    // The lookbehind keeps a long run of `.'-` inside a word from being rescanned at every position.
+    const word = m[0].replace(/['’]s$|(?<![.'’-])[.'’-]+$/u, '');
     if (word === '') continue;
     // "I" is capitalised by spelling, not because it names something.
     if (CAPITALISED.test(word) && word !== 'I') {
