@@ -15,7 +15,7 @@ import { Indexes } from './indexes.js';
 import { search } from './recall.js';
 import { resolveRecall, type ResolvedDefaults, type ResolvedRecall } from './recall-options.js';
 import { toEdge, toRecord } from './rows.js';
-import { checkId, checkOneOf, checkOptions, checkQuery, normalizedVector } from './validate.js';
+import { checkId, checkOneOf, checkOptions, checkQuery, checkStoreMany, normalizedVector } from './validate.js';
 import { Writer } from './writer.js';
 import { dropVectors, reconcileModel } from './model.js';
 import { autoEdgeKind, type AutoEdgeKind } from './auto-edges.js';
@@ -112,10 +112,8 @@ export class MemoryCore {
   /** Stores many memories in one transaction: all or nothing. */
   async storeMany(inputs: MemoryInput[], options: { onProgress?: (p: { done: number; total: number }) => void } = {}): Promise<string[]> {
     this.#open('storeMany');
-    const o = checkOptions('storeMany', 'options', options, ['onProgress']);
-    if (!Array.isArray(inputs)) throw invalid('storeMany', 'inputs must be an array of memory inputs', inputs);
-    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw invalid('storeMany', 'options.onProgress must be a function', o.onProgress);
-    return this.#writer.store('storeMany', inputs, 'inputs', o.onProgress as ((p: { done: number; total: number }) => void) | undefined);
+    const checked = checkStoreMany(inputs, options);
+    return this.#writer.store('storeMany', checked.inputs as MemoryInput[], 'inputs', checked.onProgress);
   }
 
   /** Adds a typed, directed edge. `relate(newer, older, 'SUPERSEDES')` closes `older`'s validity. */

@@ -42,6 +42,16 @@ export function checkOptions<K extends string>(method: string, name: string, val
   return value as { [P in K]?: unknown };
 }
 
+export type StoreProgress = (p: { done: number; total: number }) => void;
+
+/** `storeMany`'s arguments, checked the same way by every engine before anything is written. */
+export function checkStoreMany(inputs: unknown, options: unknown): { inputs: unknown[]; onProgress: StoreProgress | undefined } {
+  const o = checkOptions('storeMany', 'options', options, ['onProgress']);
+  if (!Array.isArray(inputs)) throw invalid('storeMany', 'inputs must be an array of memory inputs', inputs);
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw invalid('storeMany', 'options.onProgress must be a function', o.onProgress);
+  return { inputs, onProgress: o.onProgress as StoreProgress | undefined };
+}
+
 export function checkText(method: string, name: string, value: unknown): string {
   const problem = textProblem(value);
   if (problem) throw invalid(method, `${name} ${problem}`, typeof value === 'string' && value.length > MAX_TEXT_LENGTH ? `${value.length} characters` : value);

@@ -8,7 +8,7 @@ import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRec
 import { toEdge, toRecord } from '../memory/rows.js';
 import { checkList, type ListOptions, type MemoryPage } from '../memory/listing.js';
 import { walkOptions } from '../memory/traversal.js';
-import { checkId, checkOneOf, checkOptions, checkQuery, isPlainObject, keysOf, normalizedVector } from '../memory/validate.js';
+import { checkId, checkOneOf, checkOptions, checkQuery, checkStoreMany, isPlainObject, keysOf, normalizedVector } from '../memory/validate.js';
 import type { HybridMemory } from '../hybrid-memory.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
 import type {
@@ -162,10 +162,8 @@ export class PostgresMemory {
   /** Stores many memories in one transaction: all or nothing. */
   async storeMany(inputs: MemoryInput[], options: { onProgress?: (p: { done: number; total: number }) => void } = {}): Promise<string[]> {
     this.#open('storeMany');
-    const o = checkOptions('storeMany', 'options', options, ['onProgress']);
-    if (!Array.isArray(inputs)) throw invalid('storeMany', 'inputs must be an array of memory inputs', inputs);
-    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw invalid('storeMany', 'options.onProgress must be a function', o.onProgress);
-    return this.#writer.store('storeMany', inputs, 'inputs', o.onProgress as ((p: { done: number; total: number }) => void) | undefined);
+    const checked = checkStoreMany(inputs, options);
+    return this.#writer.store('storeMany', checked.inputs as MemoryInput[], 'inputs', checked.onProgress);
   }
 
   /** Adds a typed, directed edge. `relate(newer, older, 'SUPERSEDES')` closes `older`'s validity. */
