@@ -1,12 +1,11 @@
 import { HybridMemory, type MemoryEvent, type RemoteMemory } from '../src/client/index.js';
-import { RECALL_DEFAULTS } from '../src/memory/recall-options.js';
 import { MemoryBrowser } from './browser.js';
 import { $, describeError, h } from './dom.js';
 import { LEGS } from './explain-model.js';
 import { GraphPanel } from './graph-panel.js';
 import { ImportPanel, loadSample } from './import-view.js';
 import { SAMPLE_QUERIES } from './sample.js';
-import { SearchPanel } from './search.js';
+import { RRF_WEIGHTS, SearchPanel } from './search.js';
 import { StatusPanel } from './status.js';
 
 const TABS = ['search', 'memories', 'import'] as const;
@@ -26,8 +25,9 @@ function showTab(tab: Tab): void {
 function wireSettings(search: SearchPanel): void {
   for (const leg of LEGS) {
     const input = $<HTMLInputElement>(`w-${leg}`);
-    // The sliders start at the library's own defaults, so the demo answers as recall() does.
-    input.value = String(RECALL_DEFAULTS.weights[leg]);
+    // The page explains rank fusion (RRF), so the sliders start at the weights RRF was tuned with;
+    // the library's default weights belong to its score fusion, where graph 3 is not too loud.
+    input.value = String(RRF_WEIGHTS[leg]);
     const out = input.nextElementSibling as HTMLOutputElement;
     const show = () => (out.value = Number(input.value).toFixed(2));
     show();

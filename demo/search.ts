@@ -5,6 +5,9 @@ import { $, day, describeError, h, notify } from './dom.js';
 import { fmt, LEG_NAMES, LEGS, surfaceWords } from './explain-model.js';
 import { renderExplanation, type AnswerContext } from './explain-view.js';
 
+/** The weights rank fusion was chosen with (the library's previous defaults, before score fusion). */
+export const RRF_WEIGHTS: Readonly<Record<LegName, number>> = { vector: 1, lexical: 1, graph: 1.5, time: 0.1 };
+
 const input = (id: string) => $<HTMLInputElement>(id);
 
 /**

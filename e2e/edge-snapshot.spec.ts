@@ -25,7 +25,7 @@ async function exportFromDurableObject(): Promise<Uint8Array> {
     await buildWorker(join(dir, 'dist'), { fromSource: true });
     const config = (await readFile('examples/cloudflare-worker/config.capnp', 'utf8')).split('\n').filter((line) => !line.includes('EMBEDDINGS')).join('\n');
     await writeFile(join(dir, 'config.capnp'), config);
-    await mkdir(join(dir, 'data'));
+    await mkdir(join(dir, 'data'), { recursive: true });
     workerd = await startWorkerd(join(dir, 'config.capnp'), ['-d', `do-storage=${join(dir, 'data')}`]);
     const post = async (verb: string, body: unknown) => {
       const res = await fetch(`${workerd!.url}/m/edge/${verb}`, { method: 'POST', body: JSON.stringify(body) });
