@@ -28,6 +28,7 @@ export const LAYERS: readonly Layer[] = [
   },
   { name: 'validation', modules: ['src/validation/'] },
   { name: 'core', modules: ['src/types.ts', 'src/memory/'] },
+  { name: 'assembly', modules: ['src/legs/default.ts'] },
   { name: 'services', modules: ['src/snapshot/', 'src/agent/context.ts', 'src/client/'] },
   { name: 'facade', modules: ['src/hybrid-memory.ts'] },
   {
@@ -37,6 +38,27 @@ export const LAYERS: readonly Layer[] = [
   {
     name: 'entries',
     modules: ['src/index.ts', 'src/node.ts', 'src/client/index.ts', 'src/edge/index.ts', 'src/mcp/entry.ts', 'src/mcp/bin.ts', 'src/postgres/index.ts', 'src/vite/', 'src/worker/memory.worker.ts', 'worker/memory.worker.ts', 'src/worker-node.ts'],
+  },
+];
+
+/**
+ * Modules that some importers may reach only through a seam, even where the layers would allow
+ * it: the memory core is handed its legs as a `LegFactory` (src/legs/types.ts) by the entry
+ * point, so naming a leg class there would hard-wire the choice again.
+ */
+export interface Seal {
+  /** Paths (a file, or a folder ending in `/`) behind the seam. */
+  modules: readonly string[];
+  /** Importers that must go through the seam instead. */
+  importers: readonly string[];
+  seam: string;
+}
+
+export const SEALS: readonly Seal[] = [
+  {
+    modules: ['src/legs/vector/', 'src/legs/graph/', 'src/legs/lexical/bm25-index.ts', 'src/legs/default.ts'],
+    importers: ['src/memory/', 'src/types.ts'],
+    seam: 'src/legs/types.ts',
   },
 ];
 
@@ -54,14 +76,16 @@ export function place(file: string, layers: readonly Layer[] = LAYERS): Placemen
   let best: (Placement & { length: number }) | null = null;
   layers.forEach((layer, index) => {
     for (const module of layer.modules) {
-      const matches = module.endsWith('/') ? file.startsWith(module) : file === module;
-      if (matches && (best === null || module.length > best.length)) best = { layer: index, module, length: module.length };
+      if (names(module, file) && (best === null || module.length > best.length)) best = { layer: index, module, length: module.length };
     }
   });
   if (best === null) return null;
   const { layer, module } = best;
   return { layer, module };
 }
+
+/** Whether a layer-map path (a file, or a folder ending in `/`) names `file`. */
+const names = (module: string, file: string): boolean => (module.endsWith('/') ? file.startsWith(module) : file === module);
 
 /** Relative imports of every file, as repository paths (`.js` specifiers resolved to `.ts`). */
 export type ImportGraph = Map<string, string[]>;
@@ -82,11 +106,11 @@ export function readImportGraph(root: string, roots: readonly string[] = SOURCE_
 }
 
 export interface Violation {
-  kind: 'unplaced' | 'upward' | 'sibling' | 'cycle';
+  kind: 'unplaced' | 'upward' | 'sibling' | 'sealed' | 'cycle';
   message: string;
 }
 
-export function checkLayers(graph: ImportGraph, layers: readonly Layer[] = LAYERS): Violation[] {
+export function checkLayers(graph: ImportGraph, layers: readonly Layer[] = LAYERS, seals: readonly Seal[] = SEALS): Violation[] {
   const violations: Violation[] = [];
   for (const [file, targets] of graph) {
     const from = place(file, layers);
@@ -95,6 +119,11 @@ export function checkLayers(graph: ImportGraph, layers: readonly Layer[] = LAYER
       continue;
     }
     for (const target of targets) {
+      for (const seal of seals) {
+        if (seal.importers.some((m) => names(m, file)) && seal.modules.some((m) => names(m, target))) {
+          violations.push({ kind: 'sealed', message: `${file} imports ${target}: it may reach it only through ${seal.seam}` });
+        }
+      }
       const to = place(target, layers);
       if (!to) continue;
       if (to.layer > from.layer) {

@@ -2,6 +2,7 @@ import { buildContext, checkCitations, contextOptions, type CitationEvidence, ty
 import type { WorkerLike } from './client/connect.js';
 import type { ComposedMethods, ConnectOptions, RemoteMemory } from './client/types.js';
 import { invalid } from './errors.js';
+import { defaultLegs } from './legs/default.js';
 import { MemoryCore, openCore } from './memory/core.js';
 import { OPEN_KEYS, type OpenOptions } from './memory/open-options.js';
 import { checkOptions, checkQuery } from './memory/validate.js';
@@ -40,7 +41,7 @@ export class HybridMemory extends MemoryCore implements ComposedMethods {
 
   /** Opens (or creates) a store and rebuilds its indexes from SQLite. */
   static async open(options: OpenOptions = {}): Promise<HybridMemory> {
-    return new HybridMemory(await openCore('HybridMemory.open', options));
+    return new HybridMemory(await openCore('HybridMemory.open', options, defaultLegs));
   }
 
   /**

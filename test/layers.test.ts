@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LAYERS, checkLayers, place, readImportGraph, type ImportGraph, type Layer } from '../scripts/layers.js';
+import { LAYERS, SEALS, checkLayers, place, readImportGraph, type ImportGraph, type Layer, type Seal } from '../scripts/layers.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -40,6 +40,20 @@ describe('import layers', () => {
     const violations = checkLayers(graph, layers);
     expect(violations.map((v) => v.kind)).toEqual(['cycle']);
     expect(violations[0]!.message).toMatch(/c\/p\.ts -> c\/q\.ts -> c\/r\.ts -> c\/p\.ts/);
+  });
+
+  it('reports an import past a seal, though the layers allow it, and not the seam itself', () => {
+    const seals: Seal[] = [{ modules: ['a/'], importers: ['c/entry.ts'], seam: 'b/seam.ts' }];
+    const graph = new Map([['c/entry.ts', ['a/x.ts', 'b/seam.ts']], ['c/y.ts', ['a/x.ts']], ['a/x.ts', []], ['b/seam.ts', []]]);
+    const violations = checkLayers(graph, layers, seals);
+    expect(violations.map((v) => v.kind)).toEqual(['sealed']);
+    expect(violations[0]!.message).toMatch(/c\/entry\.ts imports a\/x\.ts: it may reach it only through b\/seam\.ts/);
+  });
+
+  it('seals the leg classes off from the memory core, which gets them through the leg seam', () => {
+    const graph = new Map([['src/memory/indexes.ts', ['src/legs/lexical/bm25-index.ts', 'src/legs/graph/graph-index.ts', 'src/legs/vector/flat-index.ts', 'src/legs/types.ts', 'src/legs/lexical/tokenizer.ts']]]);
+    expect(checkLayers(graph, LAYERS, SEALS).map((v) => v.kind)).toEqual(['sealed', 'sealed', 'sealed']);
+    expect(readImportGraph(ROOT).get('src/hybrid-memory.ts')).toContain('src/legs/default.ts');
   });
 
   it('reports a file no layer names', () => {

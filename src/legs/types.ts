@@ -3,6 +3,7 @@
  * (its SQLite rowid); external ids and rows are looked up only for the final top-k.
  * Legs are synchronous: their work is CPU-bound and must not interleave with writes.
  */
+import type { Logger } from '../logger.js';
 
 /** The retrieval legs, in the order their explanations are listed. */
 export const LEG_NAMES = ['vector', 'lexical', 'graph', 'time'] as const;
@@ -39,6 +40,8 @@ export interface VectorIndex {
   byteSize(): number;
   /** Persistable form; `load*` on the implementation restores it without rebuilding. */
   save(): Uint8Array;
+  /** Saves what background work has not saved yet and stops it (before the store's database closes). */
+  close?(): void;
 }
 
 export interface LexicalHit extends Scored {
@@ -57,3 +60,141 @@ export interface LexicalIndex {
   clear(): void;
   save(): Uint8Array;
 }
+
+/** Edge data the graph leg keeps. */
+export interface GraphEdgeAttributes {
+  type: string;
+  weight: number;
+  createdAt: number;
+}
+
+/** What a walk may use: which edges (by type, by recording time) and through which nodes. */
+export interface WalkOptions {
+  depth: number;
+  direction: Direction;
+  /** Edge types to follow; all when absent or empty. */
+  edgeTypes?: readonly string[];
+  /** Only edges recorded at or before this time (as-of queries). */
+  recordedBy?: number;
+  /** Nodes the walk may enter (e.g. memories that existed as of the query time). */
+  traversable?: Accept;
+}
+
+export interface Reached {
+  no: number;
+  distance: number;
+  /** Strongest edge weight on the arrival hop; ranks nodes at equal distance. */
+  weight: number;
+  /** Node numbers from the anchor up to (not including) this node. */
+  via: number[];
+  /** Edge keys on the path, anchor first. */
+  edges: string[];
+}
+
+export interface GraphHit extends Reached {
+  /** Proximity 1 / (1 + distance). */
+  score: number;
+  /** Position of the anchor this memory was reached from, 0 for the strongest. */
+  anchorRank: number;
+}
+
+/** Graph leg order: nearer first, then reached from a stronger anchor, then over a heavier edge. */
+export function compareHits(a: GraphHit, b: GraphHit): number {
+  return a.distance - b.distance || a.anchorRank - b.anchorRank || b.weight - a.weight || a.no - b.no;
+}
+
+/** Hits the graph leg cannot tell apart: they share a rank. */
+export function sameGraphRank(a: GraphHit, b: GraphHit): boolean {
+  return a.distance === b.distance && a.anchorRank === b.anchorRank && a.weight === b.weight;
+}
+
+/** Graph leg: typed, directed edges between memories (several between the same two allowed). */
+export interface GraphLeg {
+  /** Edges held. */
+  readonly size: number;
+  addNode(no: number): void;
+  removeNode(no: number): void;
+  addEdge(id: string, from: number, to: number, attributes: GraphEdgeAttributes): void;
+  removeEdge(id: string): void;
+  clear(): void;
+  /** Every node within `options.depth` of an anchor, by its shortest arrival. */
+  walk(anchors: readonly number[], options: WalkOptions): Map<number, Reached>;
+  /** The top `k` reached nodes (anchors excluded), in `compareHits` order. */
+  search(anchors: readonly number[], options: WalkOptions & { accept?: Accept; k: number }): GraphHit[];
+  /** The shortest path of edges from `from` to `to`, as node numbers, or null. */
+  path(from: number, to: number, options: Omit<WalkOptions, 'depth'> & { maxDepth?: number }): number[] | null;
+  /** Nodes with an edge of `type` into `no`. */
+  sources(no: number, type: string): number[];
+}
+
+/** How the entity walk runs. */
+export interface EntityWalkOptions {
+  k: number;
+  accept?: Accept;
+  /** Probability of following a link rather than jumping back to the seeds (HippoRAG uses 0.5). */
+  damping?: number;
+  /** Power-iteration steps; two steps are one hop memory → entity → memory. */
+  steps?: number;
+}
+
+/** The graph leg's entity graph: memories linked through the entities their text names. */
+export interface EntityLeg {
+  readonly size: number;
+  /** Adds or replaces the entities of `no`; `turn` places it in a conversation. */
+  add(no: number, text: string, turn?: { session: string; turn: number } | null): void;
+  remove(no: number): void;
+  clear(): void;
+  /** The indexed entities a text names. */
+  known(text: string): number[];
+  /** Memories ranked by a walk from `seeds` and the query's entities. */
+  walk(seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[];
+}
+
+/** A vector index's saved bytes, kept by the store (a blob in its own database). */
+export interface SavedBytes {
+  read(): Uint8Array | null;
+  write(bytes: Uint8Array): void;
+}
+
+/**
+ * How a store gets its legs. The memory core is handed one and never names a leg class, so an
+ * entry point (or a test) chooses the implementations; `src/legs/default.ts` is the library's.
+ */
+export interface LegFactory {
+  /** A dense index of `dim`-d vectors; `saved` is where it may keep a derived form between sessions. */
+  vector(dim: number, saved: SavedBytes): VectorIndex;
+  lexical(): LexicalIndex;
+  /** A lexical index from `LexicalIndex.save()`'s bytes; throws when they do not load. */
+  loadLexical(bytes: Uint8Array): LexicalIndex;
+  graph(): GraphLeg;
+  entities(): EntityLeg;
+}
+
+/** The WebAssembly SIMD kernel of the exact dense scan: a precompiled module or its bytes. */
+export type VectorKernelSource = WebAssembly.Module | ArrayBuffer | Uint8Array;
+
+/** When and how the dense leg switches from the exact scan to HNSW. */
+export interface AnnOptions {
+  /** Vectors at which HNSW takes over. Default `ANN_THRESHOLD`; `Infinity` keeps the exact scan. */
+  threshold?: number;
+  /** HNSW links per node. Default 16. */
+  m?: number;
+  /** HNSW build candidate list. Default 100. */
+  efConstruction?: number;
+  /** HNSW search candidate list. Default 64. */
+  efSearch?: number;
+  /** Quiet time after the last change before the index bytes are saved again. Default 2000 ms. */
+  saveDelayMs?: number;
+}
+
+/** What the library's own legs are configured with (`open()`'s `vectorKernel` and `ann`). */
+export interface LegChoice {
+  /** The kernel, or `false` for the plain JavaScript scan; absent: the bundled kernel. */
+  vectorKernel?: VectorKernelSource | false;
+  /** `false` keeps the exact scan at any size; otherwise HNSW takes over past its threshold. */
+  ann?: AnnOptions | false;
+  logger: Logger;
+}
+
+/** Builds a store's `LegFactory` as it opens (loading what the legs need, such as the vector kernel). */
+export type ChooseLegs = (choice: LegChoice) => Promise<LegFactory>;

@@ -1,7 +1,7 @@
 import { defaultEmbedder } from '../embedder/default.js';
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, notFound, messageOf } from '../errors.js';
-import { loadVectorKernel } from '../legs/vector/kernel.js';
+import type { ChooseLegs } from '../legs/types.js';
 import { defaultLogger, type Logger } from '../logger.js';
 import { Repository, type MemoryRow } from '../storage/repository.js';
 import { SCHEMA_VERSION } from '../storage/schema.js';
@@ -44,8 +44,8 @@ export interface OpenedCore {
   enrichment: EnrichmentOptions | undefined;
 }
 
-/** Opens (or creates) a store and rebuilds its indexes from SQLite. */
-export async function openCore(method: string, options: OpenOptions): Promise<OpenedCore> {
+/** Opens (or creates) a store and rebuilds its indexes from SQLite, with the legs `chooseLegs` makes. */
+export async function openCore(method: string, options: OpenOptions, chooseLegs: ChooseLegs): Promise<OpenedCore> {
   const { o, defaults, autoEdges, neighbourAveraging } = checkOpenOptions(method, options);
   const logger = o.logger ?? defaultLogger;
   const embedder = o.embedder === undefined || o.embedder === 'required' ? await defaultEmbedder(logger, o.embedder === 'required') : o.embedder;
@@ -53,8 +53,8 @@ export async function openCore(method: string, options: OpenOptions): Promise<Op
   try {
     const repo = new Repository(driver);
     const dim = reconcileModel(method, repo, embedder, o.dim ?? embedder?.dim ?? null, o.reembed === true);
-    const kernel = o.vectorKernel === false ? null : await loadVectorKernel(o.vectorKernel, logger);
-    const indexes = new Indexes(repo, { kernel, dim, ann: o.ann ?? {}, logger, autoEdges, neighbourAveraging });
+    const legs = await chooseLegs({ vectorKernel: o.vectorKernel, ann: o.ann, logger });
+    const indexes = new Indexes(repo, { legs, dim, logger, autoEdges, neighbourAveraging });
     indexes.rebuild();
     return { repo, indexes, embedder, now: o.now ?? Date.now, logger, defaults, enrichment: o.enrichment };
   } catch (error) {

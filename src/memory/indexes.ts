@@ -1,11 +1,5 @@
-import { EntityIndex } from '../legs/graph/entity-index.js';
-import { GraphIndex } from '../legs/graph/graph-index.js';
-import { Bm25Index } from '../legs/lexical/bm25-index.js';
-import { AdaptiveVectorIndex, type AnnOptions } from '../legs/vector/adaptive-index.js';
-import { FlatVectorIndex } from '../legs/vector/flat-index.js';
-import type { VectorKernel } from '../legs/vector/kernel.js';
-import type { LexicalIndex, VectorIndex } from '../legs/types.js';
-import { silentLogger, type Logger } from '../logger.js';
+import type { EntityLeg, GraphLeg, LegFactory, LexicalIndex, VectorIndex } from '../legs/types.js';
+import type { Logger } from '../logger.js';
 import { sqlAnnStore } from '../storage/ann-store.js';
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
@@ -15,10 +9,10 @@ import type { NeighbourAveraging } from './neighbour-averaging.js';
 import type { RecallParts } from './recall.js';
 
 export interface IndexOptions {
-  kernel: VectorKernel | null;
+  /** Where every leg index comes from (chosen by the entry point). */
+  legs: LegFactory;
   dim: number | null;
-  ann?: AnnOptions | false;
-  logger?: Logger;
+  logger: Logger;
   autoEdges: ResolvedAutoEdges | null;
   neighbourAveraging?: NeighbourAveraging | null;
 }
@@ -29,47 +23,42 @@ export interface IndexOptions {
  */
 export class Indexes implements RecallParts {
   readonly catalog = new Catalog();
-  lexical: LexicalIndex = new Bm25Index();
-  readonly graph = new GraphIndex();
+  lexical: LexicalIndex;
+  readonly graph: GraphLeg;
   /** Memories by the entities their text names: what the graph leg walks when no edge leads on. */
-  readonly entities = new EntityIndex();
+  readonly entities: EntityLeg;
   vector: VectorIndex | null = null;
   readonly repository: Repository;
   /** Lookups for edges the store draws itself; null when `autoEdges: false`. */
   readonly auto: AutoEdges | null;
   /** When set, new vectors are indexed averaged with their neighbours (see `neighbour-averaging.ts`). */
   readonly neighbourAveraging: NeighbourAveraging | null;
-  readonly #kernel: VectorKernel | null;
-  readonly #ann: AnnOptions | false;
-  readonly #logger: Logger | undefined;
+  readonly #legs: LegFactory;
+  readonly #logger: Logger;
   readonly #options: IndexOptions;
   /** Stamp of the lexical index saved in `derived_index`, when it matches the one in memory. */
   #savedStamp: string | null = null;
 
-  /** `ann: false` keeps the exact scan at any size; otherwise HNSW takes over past its threshold. */
   constructor(repository: Repository, options: IndexOptions) {
     this.repository = repository;
     this.#options = options;
-    this.#kernel = options.kernel;
-    this.#ann = options.ann ?? {};
+    this.#legs = options.legs;
     this.#logger = options.logger;
+    this.lexical = options.legs.lexical();
+    this.graph = options.legs.graph();
+    this.entities = options.legs.entities();
     this.auto = options.autoEdges ? new AutoEdges(options.autoEdges) : null;
     this.neighbourAveraging = options.neighbourAveraging ?? null;
     if (options.dim !== null) this.vector = this.#createVectorIndex(options.dim);
   }
 
   #createVectorIndex(dim: number): VectorIndex {
-    const flat = new FlatVectorIndex(dim, this.#kernel);
-    if (this.#ann === false) return flat;
-    return new AdaptiveVectorIndex(flat, this.#ann, { store: sqlAnnStore(this.repository.db), ...(this.#logger ? { logger: this.#logger } : {}) });
+    return this.#legs.vector(dim, sqlAnnStore(this.repository.db));
   }
 
   /** Saves what background indexing has not saved yet and stops it (before the database closes). */
   close(): void {
-    if (this.vector instanceof AdaptiveVectorIndex) {
-      this.vector.flush();
-      this.vector.dispose();
-    }
+    this.vector?.close?.();
   }
 
   /**
@@ -90,7 +79,7 @@ export class Indexes implements RecallParts {
 
   #loadSavedLexical(): LexicalIndex | null {
     const stamp = storeStamp(this.repository);
-    const saved = loadSavedLexical(this.repository, stamp, this.#logger ?? silentLogger);
+    const saved = loadSavedLexical(this.repository, stamp, this.#logger, (bytes) => this.#legs.loadLexical(bytes));
     if (saved) this.#savedStamp = stamp.key;
     return saved;
   }
@@ -103,7 +92,7 @@ export class Indexes implements RecallParts {
     this.#savedStamp = stamp.key;
   }
 
-  /** Empty indexes over the same database, kernel and options, to be filled and swapped in by a restore. */
+  /** Empty indexes over the same database, legs and options, to be filled and swapped in by a restore. */
   emptyLike(dim: number | null): Indexes {
     return new Indexes(this.repository, { ...this.#options, dim });
   }

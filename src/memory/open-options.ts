@@ -1,7 +1,6 @@
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, messageOf } from '../errors.js';
-import type { AnnOptions } from '../legs/vector/adaptive-index.js';
-import type { VectorKernelSource } from '../legs/vector/kernel.js';
+import type { AnnOptions, VectorKernelSource } from '../legs/types.js';
 import type { Logger } from '../logger.js';
 import type { SqlDriver } from '../storage/driver.js';
 import type { RecallDefaults } from '../types.js';

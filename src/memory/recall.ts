@@ -1,11 +1,9 @@
 import { reciprocalRankFusion, sortFused, tiedRanks, type Fused, type RankedList } from '../fusion/rrf.js';
 import { linearFusion } from '../fusion/linear.js';
 import { convexFusion, type ScoredList } from '../fusion/score-fusion.js';
-import type { EntityIndex } from '../legs/graph/entity-index.js';
-import { sameGraphRank, type GraphIndex, type GraphHit } from '../legs/graph/graph-index.js';
 import { isCompound, queryTerms } from '../legs/lexical/tokenizer.js';
 import { rankByTime, recordedBy, statusAt, recencyWeight, type TimeRanked } from '../legs/time/temporal.js';
-import { LEG_NAMES, type Accept, type LexicalHit, type LexicalIndex, type Scored, type VectorIndex } from '../legs/types.js';
+import { LEG_NAMES, sameGraphRank, type Accept, type EntityLeg, type GraphHit, type GraphLeg, type LexicalHit, type LexicalIndex, type Scored, type VectorIndex } from '../legs/types.js';
 import type { Repository } from '../storage/repository.js';
 import { rerank } from './rerank.js';
 import type { Hit, HitLegs, LegName } from '../types.js';
@@ -19,7 +17,7 @@ import { matchesFilter, type ResolvedRecall } from './recall-options.js';
 export interface FusionParts {
   catalog: Catalog;
   repository: Pick<Repository, 'memoryByNo'>;
-  graph: Pick<GraphIndex, 'sources'>;
+  graph: Pick<GraphLeg, 'sources'>;
 }
 
 /** The parts of a store a recall reads. */
@@ -27,10 +25,10 @@ export interface RecallParts extends FusionParts {
   catalog: Catalog;
   repository: Repository;
   lexical: LexicalIndex;
-  graph: GraphIndex;
+  graph: GraphLeg;
   vector: VectorIndex | null;
   /** The entity graph; a store without one has only the edges it was given to walk. */
-  entities?: EntityIndex;
+  entities?: EntityLeg;
 }
 
 /** Each leg's list for one query, before fusion. */

@@ -6,7 +6,6 @@
  * that differs, a missing row or bytes that do not load mean a rebuild from the rows, never an
  * index that disagrees with SQLite.
  */
-import { Bm25Index } from '../legs/lexical/bm25-index.js';
 import type { LexicalIndex } from '../legs/types.js';
 import type { Logger } from '../logger.js';
 import type { Repository } from '../storage/repository.js';
@@ -26,8 +25,8 @@ export function storeStamp(repo: Repository): Stamp {
   return { key: `g${row.g ?? 0} m${memories}:${Number(row.last ?? 0)}`, memories };
 }
 
-/** The saved index when its stamp is `stamp` and it loads whole; otherwise null (the caller rebuilds). */
-export function loadSavedLexical(repo: Repository, stamp: Stamp, logger: Logger): LexicalIndex | null {
+/** The saved index when its stamp is `stamp` and `load` reads it whole; otherwise null (the caller rebuilds). */
+export function loadSavedLexical(repo: Repository, stamp: Stamp, logger: Logger, load: (bytes: Uint8Array) => LexicalIndex): LexicalIndex | null {
   const row = repo.db.all<{ stamp: string; bytes: Uint8Array }>('SELECT stamp, bytes FROM derived_index WHERE name = ?', [NAME])[0];
   if (!row) return null;
   if (row.stamp !== stamp.key) {
@@ -35,7 +34,7 @@ export function loadSavedLexical(repo: Repository, stamp: Stamp, logger: Logger)
     return null;
   }
   try {
-    const index = Bm25Index.load(row.bytes, { logger });
+    const index = load(row.bytes);
     if (index.size === stamp.memories) {
       logger('debug', 'loaded the saved lexical index', { memories: stamp.memories });
       return index;

@@ -1,8 +1,7 @@
 import { BM25_DEFAULTS } from '../legs/lexical/bm25-index.js';
 import { isCompound, queryTerms } from '../legs/lexical/tokenizer.js';
 import { DAY_MS, type TimeRanked } from '../legs/time/temporal.js';
-import { compareHits, type GraphHit } from '../legs/graph/graph-index.js';
-import type { LexicalHit, Scored } from '../legs/types.js';
+import { compareHits, type GraphHit, type LexicalHit, type Scored } from '../legs/types.js';
 import type { ResolvedRecall } from '../memory/recall-options.js';
 import type { Direction } from '../types.js';
 import type { Db, Query } from './db.js';

@@ -1,15 +1,5 @@
-import type { Accept, Scored } from '../types.js';
+import type { EntityLeg, EntityWalkOptions, Scored } from '../types.js';
 import { extractEntities } from './entities.js';
-
-/** How the entity walk runs; see {@link EntityIndex.walk}. */
-export interface EntityWalkOptions {
-  k: number;
-  accept?: Accept;
-  /** Probability of following a link rather than jumping back to the seeds (HippoRAG uses 0.5). */
-  damping?: number;
-  /** Power-iteration steps; two steps are one hop memory → entity → memory. */
-  steps?: number;
-}
 
 /**
  * The entity graph: memories linked to the entities their text names (see `entities.ts`), kept
@@ -22,7 +12,7 @@ export interface EntityWalkOptions {
  * Entities named by more than `maxShare` of the memories (and at least `minCap`) are skipped
  * entirely: they cannot change a ranking and would make the walk touch most of the store.
  */
-export class EntityIndex {
+export class EntityIndex implements EntityLeg {
   readonly #keys = new Map<string, number>();
   readonly #postings: Array<Set<number>> = [];
   readonly #of = new Map<number, number[]>();

@@ -1,57 +1,11 @@
 import { MultiDirectedGraph } from 'graphology';
-import type { Accept, Direction } from '../types.js';
-
-export interface GraphEdgeAttributes {
-  type: string;
-  weight: number;
-  createdAt: number;
-}
-
-/** What a walk may use: which edges (by type, by recording time) and through which nodes. */
-export interface WalkOptions {
-  depth: number;
-  direction: Direction;
-  /** Edge types to follow; all when absent or empty. */
-  edgeTypes?: readonly string[];
-  /** Only edges recorded at or before this time (as-of queries). */
-  recordedBy?: number;
-  /** Nodes the walk may enter (e.g. memories that existed as of the query time). */
-  traversable?: Accept;
-}
-
-export interface Reached {
-  no: number;
-  distance: number;
-  /** Strongest edge weight on the arrival hop; ranks nodes at equal distance. */
-  weight: number;
-  /** Node numbers from the anchor up to (not including) this node. */
-  via: number[];
-  /** Edge keys on the path, anchor first. */
-  edges: string[];
-}
-
-export interface GraphHit extends Reached {
-  /** Proximity 1 / (1 + distance). */
-  score: number;
-  /** Position of the anchor this memory was reached from, 0 for the strongest. */
-  anchorRank: number;
-}
-
-/** Graph leg order: nearer first, then reached from a stronger anchor, then over a heavier edge. */
-export function compareHits(a: GraphHit, b: GraphHit): number {
-  return a.distance - b.distance || a.anchorRank - b.anchorRank || b.weight - a.weight || a.no - b.no;
-}
-
-/** Hits the graph leg cannot tell apart: they share a rank. */
-export function sameGraphRank(a: GraphHit, b: GraphHit): boolean {
-  return a.distance === b.distance && a.anchorRank === b.anchorRank && a.weight === b.weight;
-}
+import { compareHits, type Accept, type Direction, type GraphEdgeAttributes, type GraphHit, type GraphLeg, type Reached, type WalkOptions } from '../types.js';
 
 /**
  * The graph leg over graphology: a directed multigraph (several typed edges between the same
  * two memories), nodes keyed by memory number, edges by edge id.
  */
-export class GraphIndex {
+export class GraphIndex implements GraphLeg {
   readonly #graph = new MultiDirectedGraph<Record<string, never>, GraphEdgeAttributes>();
 
   get size(): number {

@@ -1,6 +1,6 @@
 import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
-import type { Accept, Scored, VectorIndex } from '../types.js';
+import type { Accept, AnnOptions, Scored, VectorIndex } from '../types.js';
 import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { HNSW_DEFAULTS, HnswVectorIndex, type HnswParams } from './hnsw-index.js';
@@ -14,20 +14,6 @@ import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
  * scan grows linearly (2.75 ms at 40k) and HNSW stays near 0.3 ms with recall@10 ≥ 0.99.
  */
 export const ANN_THRESHOLD = 20_000;
-
-/** When and how the dense leg switches from the exact scan to HNSW. */
-export interface AnnOptions {
-  /** Vectors at which HNSW takes over. Default `ANN_THRESHOLD`; `Infinity` keeps the exact scan. */
-  threshold?: number;
-  /** HNSW links per node. Default 16. */
-  m?: number;
-  /** HNSW build candidate list. Default 100. */
-  efConstruction?: number;
-  /** HNSW search candidate list. Default 64. */
-  efSearch?: number;
-  /** Quiet time after the last change before the index bytes are saved again. Default 2000 ms. */
-  saveDelayMs?: number;
-}
 
 /** Where index bytes live between sessions (a SQLite blob in the store itself). */
 export interface AnnStore {
@@ -178,6 +164,12 @@ export class AdaptiveVectorIndex implements VectorIndex {
     if (this.#saveTimer) clearTimeout(this.#saveTimer);
     this.#saveTimer = null;
     if (this.#dirty && this.#state === 'ready') this.#save();
+  }
+
+  /** Saves, then stops: what a store does before its database closes. */
+  close(): void {
+    this.flush();
+    this.dispose();
   }
 
   /** Stops background work and frees the graph. */

@@ -1,6 +1,6 @@
 import { HybridMindError, invalid, show } from '../../errors.js';
-import type { Accept, Scored, VectorIndex } from '../types.js';
-import { loadVectorKernel, type VectorKernel, type VectorKernelInstance, type VectorKernelSource } from './kernel.js';
+import type { Accept, Scored, VectorIndex, VectorKernelSource } from '../types.js';
+import { loadVectorKernel, type VectorKernel, type VectorKernelInstance } from './kernel.js';
 
 /** Options for `new FlatVectorIndex`. */
 export interface FlatVectorIndexOptions {

@@ -6,6 +6,7 @@
  */
 import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
+import type { VectorKernelSource } from '../types.js';
 
 /** One instance of the kernel. It owns its memory, so every index gets its own instance. */
 export interface VectorKernelInstance {
@@ -24,7 +25,6 @@ export interface VectorKernel {
   instantiate(): VectorKernelInstance;
 }
 
-export type VectorKernelSource = WebAssembly.Module | ArrayBuffer | Uint8Array;
 
 /** A kernel, or why there is none. */
 type Loaded = { kernel: VectorKernel; why?: never } | { kernel: null; why: string };

@@ -1,0 +1,26 @@
+/**
+ * The library's own legs: the exact WASM-SIMD scan with HNSW past a threshold, BM25 over
+ * minisearch, graphology for typed edges and the entity graph. Entry points hand this to the
+ * memory core, which sees the legs only through `LegFactory`.
+ */
+import { EntityIndex } from './graph/entity-index.js';
+import { GraphIndex } from './graph/graph-index.js';
+import { Bm25Index } from './lexical/bm25-index.js';
+import type { LegChoice, LegFactory } from './types.js';
+import { AdaptiveVectorIndex } from './vector/adaptive-index.js';
+import { FlatVectorIndex } from './vector/flat-index.js';
+import { loadVectorKernel } from './vector/kernel.js';
+
+export async function defaultLegs({ vectorKernel, ann, logger }: LegChoice): Promise<LegFactory> {
+  const kernel = vectorKernel === false ? null : await loadVectorKernel(vectorKernel, logger);
+  return {
+    vector(dim, saved) {
+      const flat = new FlatVectorIndex(dim, kernel);
+      return ann === false ? flat : new AdaptiveVectorIndex(flat, ann ?? {}, { store: saved, logger });
+    },
+    lexical: () => new Bm25Index(),
+    loadLexical: (bytes) => Bm25Index.load(bytes, { logger }),
+    graph: () => new GraphIndex(),
+    entities: () => new EntityIndex(),
+  };
+}
