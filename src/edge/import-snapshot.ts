@@ -2,10 +2,8 @@ import { messageOf } from '../errors.js';
 import type { Embedder } from '../embedder/types.js';
 import type { SqlDriver, SqlValue } from '../storage/driver.js';
 import { Repository } from '../storage/repository.js';
-import { readContent } from '../snapshot/content.js';
 import { corrupt, type SnapshotLimits, type SnapshotManifest } from '../snapshot/format.js';
-import { checkDerived, readParts } from '../snapshot/read.js';
-import { checkAgainstManifest, checkRows, checkSchemaVersion } from '../snapshot/store-db.js';
+import { checkStoreContent, checkStoreVersion, readContent, readSnapshotParts } from '../snapshot/verify.js';
 import { tablesInDependencyOrder } from '../storage/replace.js';
 import { DERIVED_TABLES } from '../validation/database.js';
 import { SKIP_INTERNAL, tableLayout } from './sqlite-file/image.js';
@@ -39,7 +37,7 @@ const KEEP_META_KEYS = new Set(['schema_version']);
  */
 export async function importSnapshotInto(driver: SqlDriver, bytes: Uint8Array, options: ImportIntoOptions = {}): Promise<SnapshotManifest> {
   const method = 'importSnapshotInto';
-  const { manifest, parts, derived } = await readParts(method, bytes, { embedder: options.embedder ?? null, limits: options.limits });
+  const { manifest, parts, derived } = await readSnapshotParts(method, bytes, { embedder: options.embedder ?? null, limits: options.limits });
   let file: SqliteFile;
   try {
     file = new SqliteFile(parts['store.db']);
@@ -49,7 +47,7 @@ export async function importSnapshotInto(driver: SqlDriver, bytes: Uint8Array, o
 
   const repo = new Repository(driver);
   const tables = contentTables(method, file, driver);
-  checkSchemaVersion(method, (tables.get('meta') ?? []).find((r) => r['key'] === 'schema_version')?.['value'], manifest);
+  checkStoreVersion(method, (tables.get('meta') ?? []).find((r) => r['key'] === 'schema_version')?.['value'], manifest);
   const order = tablesInDependencyOrder(method, driver, [...tables.keys(), ...DERIVED_TABLES.filter((t) => hasTable(driver, t))]);
   repo.transaction(method, () => {
     for (const table of [...order].reverse()) {
@@ -69,10 +67,7 @@ export async function importSnapshotInto(driver: SqlDriver, bytes: Uint8Array, o
     }
     const orphans = driver.all<{ table: string; parent: string }>('PRAGMA foreign_key_check');
     if (orphans.length > 0) throw corrupt(method, `store.db has ${orphans.length} rows pointing at missing rows, e.g. in ${orphans[0]!.table} → ${orphans[0]!.parent}`);
-    const content = readContent(repo);
-    checkRows(method, content);
-    checkAgainstManifest(method, content, manifest);
-    checkDerived(method, derived, content, manifest);
+    checkStoreContent(method, readContent(repo), manifest, derived);
   });
   return manifest;
 }

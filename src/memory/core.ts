@@ -52,7 +52,7 @@ export async function openCore(method: string, options: OpenOptions, chooseLegs:
   const driver = await openDriver(method, o.storage);
   try {
     const repo = new Repository(driver);
-    const dim = reconcileModel(method, repo, embedder, o.dim ?? embedder?.dim ?? null, o.reembed === true);
+    const dim = reconcileModel(method, repo, { dim: o.dim, embedder }, o.reembed === true);
     const legs = await chooseLegs({ vectorKernel: o.vectorKernel, ann: o.ann, logger });
     const indexes = new Indexes(repo, { legs, dim, logger, autoEdges, neighbourAveraging });
     indexes.rebuild();
@@ -329,7 +329,7 @@ export class MemoryCore {
    */
   protected async replaceContentWith(method: string, source: Repository): Promise<void> {
     this.#open(method);
-    const dim = reconcileModel(method, source, this.#embedder, this.#embedder?.dim ?? null, false);
+    const dim = reconcileModel(method, source, { embedder: this.#embedder }, false);
     const indexes = this.#indexes.emptyLike(dim);
     try {
       indexes.rebuild(source);

@@ -6,6 +6,7 @@ import type { SqlDriver } from '../storage/driver.js';
 import type { RecallDefaults } from '../types.js';
 import { resolveAutoEdges, type AutoEdgeOptions, type ResolvedAutoEdges } from './auto-edges.js';
 import type { EnrichmentOptions } from './enrichment.js';
+import { modelConflict } from './model.js';
 import { resolveNeighbourAveraging, type NeighbourAveraging, type NeighbourAveragingOption } from './neighbour-averaging.js';
 import { resolveDefaults, type ResolvedDefaults } from './recall-options.js';
 import { checkIntInRange, checkOptions, keysOf } from './validate.js';
@@ -69,8 +70,9 @@ export function checkOpenOptions(method: string, options: unknown): { o: OpenOpt
     throw invalid(method, "options.embedder must be an Embedder ({ id, dim, embed }), 'required' or null", o.embedder);
   }
   if (o.dim !== undefined) checkIntInRange(method, 'options.dim', o.dim, 1, 65_536);
-  if (typeof o.embedder === 'object' && o.embedder !== null && o.dim !== undefined && o.embedder.dim !== o.dim) {
-    throw new HybridMindError('DIMENSION_MISMATCH', method, `options.dim is ${o.dim} but the embedder ${JSON.stringify(o.embedder.id)} makes ${o.embedder.dim}-d vectors`);
+  if (typeof o.embedder === 'object' && o.embedder !== null) {
+    const conflict = modelConflict(method, { holder: `the embedder ${JSON.stringify(o.embedder.id)}`, dim: o.embedder.dim, embedderId: o.embedder.id }, { dim: o.dim, embedder: null });
+    if (conflict) throw conflict;
   }
   if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);
   if (o.logger !== undefined && typeof o.logger !== 'function') throw invalid(method, 'options.logger must be a function', o.logger);

@@ -5,6 +5,7 @@ import { HybridMindError, invalid, notFound, messageOf } from '../errors.js';
 import { statusAt } from '../legs/time/temporal.js';
 import { defaultLogger, type Logger } from '../logger.js';
 import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRecall } from '../memory/recall-options.js';
+import { modelConflict } from '../memory/model.js';
 import { toEdge, toRecord } from '../memory/rows.js';
 import { checkList, type ListOptions, type MemoryPage } from '../memory/listing.js';
 import { walkOptions } from '../memory/traversal.js';
@@ -477,12 +478,8 @@ async function reconcile(db: Db, method: string, embedder: Embedder | null): Pro
   const meta = new Map((await db.query(method, `SELECT key, value FROM ${db.t('meta')}`)).rows.map((r) => [String(r['key']), String(r['value'])]));
   const storedDim = meta.has('dim') ? Number(meta.get('dim')) : null;
   const storedModel = meta.get('embedder_id') ?? null;
-  if (embedder && storedDim !== null && storedDim !== embedder.dim) {
-    throw new HybridMindError('DIMENSION_MISMATCH', method, `the store holds ${storedDim}-d vectors, received an embedder of ${embedder.dim}`);
-  }
-  if (embedder && storedModel !== null && storedModel !== embedder.id) {
-    throw new HybridMindError('MODEL_MISMATCH', method, `the store's vectors come from ${JSON.stringify(storedModel)}, received embedder ${JSON.stringify(embedder.id)}`);
-  }
+  const conflict = modelConflict(method, { holder: 'the store', dim: storedDim, embedderId: storedModel }, { embedder });
+  if (conflict) throw conflict;
   if (embedder && storedModel === null) {
     await db.query(method, `INSERT INTO ${db.t('meta')} (key, value) VALUES ('embedder_id', $1) ON CONFLICT (key) DO NOTHING`, [embedder.id]);
   }

@@ -1,4 +1,5 @@
 import { HybridMindError } from '../errors.js';
+import { checkSchemaVersion } from '../storage/schema.js';
 import type { Db } from './db.js';
 
 /**
@@ -101,11 +102,7 @@ export async function migrate(db: Db, method: string): Promise<void> {
     await q(`CREATE SCHEMA IF NOT EXISTS ${s}`);
     await q(`CREATE TABLE IF NOT EXISTS ${s}.meta (key text PRIMARY KEY, value text NOT NULL)`);
     const row = (await q(`SELECT value FROM ${s}.meta WHERE key = 'schema_version'`)).rows[0];
-    const from = row ? Number(row['value']) : 0;
-    if (!Number.isInteger(from) || from < 0) throw new HybridMindError('CORRUPT', method, `the schema version is unreadable, received ${JSON.stringify(row?.['value'])}`);
-    if (from > PG_SCHEMA_VERSION) {
-      throw new HybridMindError('UNSUPPORTED', method, `schema ${db.schema} has version ${from}, this library reads up to ${PG_SCHEMA_VERSION}; upgrade hybridmind`);
-    }
+    const from = row ? checkSchemaVersion(method, row['value'], `schema ${db.schema}`, { min: 0, supported: PG_SCHEMA_VERSION }) : 0;
     for (let v = from; v < PG_SCHEMA_VERSION; v++) await q(MIGRATIONS[v]!.replaceAll('{s}', s));
     await q(`INSERT INTO ${s}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(PG_SCHEMA_VERSION)]);
   });

@@ -1,6 +1,6 @@
 import { HybridMindError, show, messageOf } from '../errors.js';
 import { isPlainObject } from '../memory/validate.js';
-import { SCHEMA_VERSION } from '../storage/schema.js';
+import { checkSchemaVersion } from '../storage/schema.js';
 import {
   corrupt, FORMAT_MAJOR, PART_NAMES, SNAPSHOT_FORMAT, type PartEntry, type PartName, type SnapshotManifest,
 } from './format.js';
@@ -42,10 +42,7 @@ export function parseManifest(method: string, bytes: Uint8Array): SnapshotManife
   if (library['name'] !== 'hybridmind' || typeof library['version'] !== 'string' || library['version'].length > 64) {
     throw corrupt(method, `manifest library must be { name: "hybridmind", version }, received ${show(library)}`);
   }
-  const schemaVersion = m.integer('schemaVersion', 1);
-  if (schemaVersion > SCHEMA_VERSION) {
-    throw new HybridMindError('UNSUPPORTED', method, `the snapshot's database has schema version ${schemaVersion}; this library reads up to ${SCHEMA_VERSION} — upgrade hybridmind to import it`);
-  }
+  const schemaVersion = checkSchemaVersion(method, m.integer('schemaVersion', 1), "the snapshot's database");
   const c = new Fields(method, m.object('counts'), 'counts.');
   const counts = { memories: c.integer('memories', 0), edges: c.integer('edges', 0), vectors: c.integer('vectors', 0) };
   const dim = raw['dim'] === null ? null : m.integer('dim', 1);

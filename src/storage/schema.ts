@@ -1,5 +1,5 @@
 import type { SqlDriver } from './driver.js';
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, show } from '../errors.js';
 
 /**
  * Migrations, applied in order inside one transaction. Index i brings the schema from version i
@@ -56,28 +56,39 @@ const MIGRATIONS: readonly string[] = [
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
+ * The one schema-version rule, for every door a database comes through (open, a snapshot's
+ * manifest and store.db, the Durable Object import, Postgres): the version is an integer of at
+ * least `min` (as a number or as the text `meta` keeps), and one newer than `supported` is
+ * UNSUPPORTED, to be read by a newer library rather than guessed at. `what` names the database;
+ * `corrupt` makes the door's own CORRUPT error (a snapshot's says it is one).
+ */
+export function checkSchemaVersion(
+  method: string,
+  value: unknown,
+  what: string,
+  { min = 1, supported = SCHEMA_VERSION, corrupt = (message: string) => new HybridMindError('CORRUPT', method, message) } = {},
+): number {
+  const version = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < min) throw corrupt(`${what} has no readable schema version, found ${show(value ?? null)}`);
+  if (version > supported) {
+    throw new HybridMindError('UNSUPPORTED', method, `${what} has schema version ${version}; this library reads up to ${supported}: upgrade hybridmind to read it`);
+  }
+  return version;
+}
+
+/**
  * The version lives in `meta` rather than `PRAGMA user_version` because Durable Object SQLite
  * does not allow that pragma; `meta` is created outside the numbered steps so it can be read first.
  */
 function currentVersion(db: SqlDriver): number {
   db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
   const row = db.all<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")[0];
-  return row ? Number(row.value) : 0;
+  return row ? checkSchemaVersion('HybridMemory.open', row.value, 'the store', { min: 0 }) : 0;
 }
 
 /** Brings a database to the current schema; refuses one written by a newer library. */
 export function migrate(db: SqlDriver): void {
   const from = currentVersion(db);
-  if (!Number.isInteger(from) || from < 0) {
-    throw new HybridMindError('CORRUPT', 'HybridMemory.open', `the store's schema version is unreadable, received ${JSON.stringify(from)}`);
-  }
-  if (from > SCHEMA_VERSION) {
-    throw new HybridMindError(
-      'UNSUPPORTED',
-      'HybridMemory.open',
-      `the store has schema version ${from}, this library reads up to ${SCHEMA_VERSION}; upgrade hybridmind`,
-    );
-  }
   if (from === SCHEMA_VERSION) return;
   db.transaction(() => {
     for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
