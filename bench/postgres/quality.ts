@@ -70,7 +70,8 @@ export async function runPostgresQuality(o: { connection: Connection; schema: (p
           return { mem, pg: pgMem, schema };
         };
         const plain = await open(false);
-        const auto = await open(true);
+        // Only systems that ask for automatic edges need a second store built with them.
+        const auto = systems.some((s) => s.autoEdges) ? await open(true) : plain;
         const list = set.queries.slice(0, o.limit ?? set.queries.length);
         const queryVectors = await cachedEmbeddings(list.map((q) => q.text), o.embedder, o.log);
         await buildFullText(admin, plain.schema);
@@ -97,7 +98,7 @@ export async function runPostgresQuality(o: { connection: Connection; schema: (p
         }
         queries += list.length;
         docs += set.docs.length;
-        for (const s of [plain, auto]) {
+        for (const s of new Set([plain, auto])) {
           await s.mem.close();
           await s.pg.close();
         }
