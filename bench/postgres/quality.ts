@@ -6,12 +6,12 @@ import { cachedVectors } from '../quality/datasets.js';
 import { cachedEmbeddings } from '../quality/vector-cache.js';
 import { recallAt } from '../quality/metrics.js';
 import { systemsFor } from '../quality/systems.js';
-import type { DatedSet } from './locomo.js';
+import type { RetrievalSet } from '../lib/datasets.js';
 
 /** One dataset: one or more stores (LoCoMo has one per conversation), scored together. */
 export interface PgDataset {
   name: string;
-  sets: DatedSet[];
+  sets: RetrievalSet[];
 }
 
 export interface PgQualityRow {
@@ -63,7 +63,7 @@ export async function runPostgresQuality(o: { connection: Connection; schema: (p
         const vectors = await cachedVectors(set, o.embedder, o.log);
         const open = async (autoEdges: boolean) => {
           const mem = await HybridMemory.open({ embedder: o.embedder, autoEdges });
-          await mem.storeMany(set.docs.map((d, i) => ({ id: d.id, text: d.text, embedding: vectors[i]!, ...(d.createdAt === undefined ? {} : { createdAt: d.createdAt }) })));
+          await mem.storeMany(set.docs.map((d, i) => ({ id: d.id, text: d.text, embedding: vectors[i]!, ...(d.createdAt === undefined ? {} : { createdAt: d.createdAt }), ...(d.metadata ? { metadata: d.metadata } : {}) })));
           await mem.ready();
           const schema = o.schema('quality');
           const pgMem = await PostgresMemory.importSnapshot(await mem.exportSnapshot(), { connection: o.connection, schema, embedder: o.embedder });
