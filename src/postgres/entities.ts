@@ -64,10 +64,13 @@ async function subgraph(q: Query, db: Db, seeds: readonly number[], queryEntitie
     const needPostings = [...ents].filter((id) => !postings.has(id));
     if (needOf.length > 0) {
       for (const no of needOf) of.set(no, []);
+      // Each distinct entity is counted once, however many of these memories name it.
       const rows = (await q(
-        `SELECT m.no, m.entity, d.df FROM ${db.t('mentions')} m
-         CROSS JOIN LATERAL (SELECT count(*) AS df FROM (SELECT 1 FROM ${db.t('mentions')} x WHERE x.entity = m.entity LIMIT $2) s) d
-         WHERE m.no = ANY($1) AND d.df BETWEEN 2 AND $3 ORDER BY m.no, m.ord`,
+        `WITH m AS (SELECT no, entity, ord FROM ${db.t('mentions')} WHERE no = ANY($1)),
+              d AS (SELECT e.entity, (SELECT count(*) FROM (SELECT 1 FROM ${db.t('mentions')} x WHERE x.entity = e.entity LIMIT $2) s) AS df
+                    FROM (SELECT DISTINCT entity FROM m) e)
+         SELECT m.no, m.entity, d.df FROM m JOIN d ON d.entity = m.entity
+         WHERE d.df BETWEEN 2 AND $3 ORDER BY m.no, m.ord`,
         [needOf, cap + 1, cap],
       )).rows;
       for (const r of rows) {
