@@ -3,14 +3,15 @@ import { HybridMemory, type Embedder, type RecallOptions } from '../../src/index
 import { queryTerms, tokenize } from '../../src/legs/lexical/tokenizer.js';
 import { PostgresMemory } from '../../src/postgres/index.js';
 import { cachedVectors } from '../quality/datasets.js';
+import { cachedEmbeddings } from '../quality/vector-cache.js';
 import { recallAt } from '../quality/metrics.js';
 import { systemsFor } from '../quality/systems.js';
-import type { DatedSet } from './locomo.js';
+import type { RetrievalSet } from '../lib/datasets.js';
 
 /** One dataset: one or more stores (LoCoMo has one per conversation), scored together. */
 export interface PgDataset {
   name: string;
-  sets: DatedSet[];
+  sets: RetrievalSet[];
 }
 
 export interface PgQualityRow {
@@ -43,10 +44,9 @@ const K = 10;
 
 /**
  * Recall@10 of every leg and fusion on the embedded store and on Postgres holding the same
- * memories: the embedded store (plain, and with automatic edges; without the entity graph,
- * which Postgres does not have yet) is built as the quality
+ * memories: the embedded store (plain, and with automatic edges) is built as the quality
  * benchmark builds it, exported as `.mind.zip` and imported into Postgres, then both answer the
- * same queries with the same query vectors.
+ * same queries with the same query vectors and the same options (the defaults included).
  */
 export async function runPostgresQuality(o: { connection: Connection; schema: (p: string) => string; embedder: Embedder; datasets: PgDataset[]; log: (s: string) => void; limit?: number }): Promise<PgQualityResult> {
   const systems = systemsFor(true);
@@ -62,17 +62,18 @@ export async function runPostgresQuality(o: { connection: Connection; schema: (p
         o.log(`postgres quality: ${set.name}: ${set.docs.length} docs, ${set.queries.length} queries`);
         const vectors = await cachedVectors(set, o.embedder, o.log);
         const open = async (autoEdges: boolean) => {
-          const mem = await HybridMemory.open({ embedder: o.embedder, autoEdges, recall: { entityGraph: false } });
-          await mem.storeMany(set.docs.map((d, i) => ({ id: d.id, text: d.text, embedding: vectors[i]!, ...(d.createdAt === undefined ? {} : { createdAt: d.createdAt }) })));
+          const mem = await HybridMemory.open({ embedder: o.embedder, autoEdges });
+          await mem.storeMany(set.docs.map((d, i) => ({ id: d.id, text: d.text, embedding: vectors[i]!, ...(d.createdAt === undefined ? {} : { createdAt: d.createdAt }), ...(d.metadata ? { metadata: d.metadata } : {}) })));
           await mem.ready();
           const schema = o.schema('quality');
           const pgMem = await PostgresMemory.importSnapshot(await mem.exportSnapshot(), { connection: o.connection, schema, embedder: o.embedder });
           return { mem, pg: pgMem, schema };
         };
         const plain = await open(false);
-        const auto = await open(true);
+        // Only systems that ask for automatic edges need a second store built with them.
+        const auto = systems.some((s) => s.autoEdges) ? await open(true) : plain;
         const list = set.queries.slice(0, o.limit ?? set.queries.length);
-        const queryVectors = await o.embedder.embed(list.map((q) => q.text));
+        const queryVectors = await cachedEmbeddings(list.map((q) => q.text), o.embedder, o.log);
         await buildFullText(admin, plain.schema);
         for (const [i, q] of list.entries()) {
           const relevant = new Set(q.relevant);
@@ -97,7 +98,7 @@ export async function runPostgresQuality(o: { connection: Connection; schema: (p
         }
         queries += list.length;
         docs += set.docs.length;
-        for (const s of [plain, auto]) {
+        for (const s of new Set([plain, auto])) {
           await s.mem.close();
           await s.pg.close();
         }

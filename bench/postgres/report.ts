@@ -34,6 +34,8 @@ export function renderPostgres(r: PgBenchResults): string {
       if (embedded && pg) rows.push([String(s.size), '**ratio postgres / embedded**', '', n(pg.ingestPerSecond / embedded.ingestPerSecond, 2), n(pg.hybridMs.median / embedded.hybridMs.median, 2), n(pg.hybridMs.p95 / embedded.hybridMs.p95, 2), n(pg.concurrent.writesPerSecond / embedded.concurrent.writesPerSecond, 2), n(pg.concurrent.recallsPerSecond / embedded.concurrent.recallsPerSecond, 2), '', '']);
     }
     out.push(table(['memories', 'engine', 'config', 'ingest /s', 'hybrid p50 ms', 'hybrid p95 ms', 'concurrent writes /s', 'concurrent recalls /s', 'lost writes', 'half batches seen'], rows));
+    const loads = r.speed.filter((s) => s.load).map((s) => `${s.size}: ${n(s.load.start, 2)} → ${n(s.load.end, 2)}`);
+    if (loads.length > 0) out.push('', `1-minute load average on this ${m.cores}-core machine (start → end of each size): ${loads.join('; ')}.`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -1,9 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Embedder } from '../../src/index.js';
 import { startCluster } from '../../test/postgres/cluster.js';
-import { loadHotpot, loadSciFact } from '../lib/datasets.js';
+import { loadHotpot, loadLocomo, loadSciFact } from '../lib/datasets.js';
 import { machineInfo } from '../lib/machine.js';
-import { loadLocomo } from './locomo.js';
 import { runPostgresQuality, type PgDataset, type PgQualityResult } from './quality.js';
 import { renderPostgres } from './report.js';
 import { runPostgresSpeed, type PgSpeedSize } from './speed.js';
@@ -46,7 +45,8 @@ export async function runPostgresBench(o: PgBenchOptions): Promise<void> {
       const datasets: PgDataset[] = [
         { name: 'SciFact', sets: [o.smoke ? { ...scifact, docs: scifact.docs.slice(0, 300) } : scifact] },
         { name: 'HotpotQA-100', sets: [await loadHotpot(o.data.hotpot)] },
-        { name: 'LoCoMo-dev', sets: await loadLocomo(o.data.locomo) },
+        // The quality benchmark's LoCoMo: turns carry their session and place, which the entity graph links.
+        { name: 'LoCoMo-dev', sets: (await loadLocomo(o.data.locomo)).parts },
       ];
       results.quality = await runPostgresQuality({ connection: cluster.connection, schema: cluster.schema, embedder, datasets, log: o.log, ...(o.smoke ? { limit: 10 } : {}) });
     }

@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { HybridMemory } from '../../src/index.js';
 import { PostgresMemory } from '../../src/postgres/index.js';
 import { HashEmbedder } from '../../test/support/hash-embedder.js';
@@ -19,6 +20,8 @@ export interface PgSpeedSize {
   size: number;
   queries: number;
   engines: EngineSpeed[];
+  /** 1-minute load average when the size started and ended: the machine is shared, timings mean little without it. */
+  load: { start: number; end: number };
 }
 
 const DIM = 384;
@@ -34,6 +37,7 @@ const CLIENTS = 32;
 export async function runPostgresSpeed(o: { connection: { host: string; port: number; user: string; database: string }; schema: (p: string) => string; sizes: number[]; queries: number; seconds: number; log: (s: string) => void }): Promise<PgSpeedSize[]> {
   const out: PgSpeedSize[] = [];
   for (const size of o.sizes) {
+    const loadAtStart = loadavg()[0]!;
     const { docs, queries } = makeCorpus(size, DIM);
     const inputs = docs.map((d) => ({ id: d.id, text: d.text, embedding: d.vector, createdAt: d.createdAt }));
     const asked = queries.slice(0, o.queries);
@@ -61,7 +65,7 @@ export async function runPostgresSpeed(o: { connection: { host: string; port: nu
     o.log(`postgres speed: ${size} memories, ${CLIENTS} Postgres clients for ${o.seconds} s`);
     const s = await stress({ connection: o.connection, schema, embedder: new HashEmbedder(DIM), clients: CLIENTS, seconds: o.seconds, preload: 0 });
     engines.push({ engine: 'hybridmind/postgres (PostgreSQL 15 + pgvector 0.8.1)', config: 'HNSW m 16, ef_construction 64, ef_search 100; 32 pools of 2', ingestSeconds: pgIngest, ingestPerSecond: size / pgIngest, hybridMs: pgLatencies, concurrent: fromStress(s, o.seconds) });
-    out.push({ size, queries: asked.length, engines });
+    out.push({ size, queries: asked.length, engines, load: { start: loadAtStart, end: loadavg()[0]! } });
   }
   return out;
 }

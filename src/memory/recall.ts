@@ -85,8 +85,8 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
   let entity: Scored[] | null = null;
   let starts: number[] = [];
   if (o.mode === 'hybrid' || o.mode === 'graph') {
-    const seeds = o.anchors !== null ? null : anchorList(vector, lexical, o, query);
-    const anchors = o.anchors !== null ? o.anchors.map((id) => parts.catalog.noOf(id)!) : seeds!.slice(0, ANCHORS).map((f) => f.no);
+    const seeds = o.anchors !== null ? o.anchors.map((id) => ({ no: parts.catalog.noOf(id)!, weight: 1 })) : defaultSeeds(vector, lexical, o, query);
+    const anchors = seeds.map((s) => s.no);
     starts = anchors;
     graph = parts.graph.search(anchors, {
       k: pool,
@@ -99,8 +99,7 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
     });
     // Entity links are not edges of any type, so a walk restricted to edge types does not take them.
     if (o.entityGraph && parts.entities && o.edgeTypes.length === 0) {
-      const starts = seeds ? seeds.slice(0, ANCHORS).map((f) => ({ no: f.no, weight: f.score })) : anchors.map((no) => ({ no, weight: 1 }));
-      entity = parts.entities.walk(starts, parts.entities.known(query), { k: pool, accept: (no) => accept(no) && traversable(no) });
+      entity = parts.entities.walk(seeds, parts.entities.known(query), { k: pool, accept: (no) => accept(no) && traversable(no) });
     }
   }
 
@@ -123,9 +122,13 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
 /** How many of the best vector+lexical candidates both graph walks start from (the entity walk weighs them by fused score). */
 const ANCHORS = 3;
 
-/** The graph walks' default anchors: the top 3 of the vector and lexical lists fused as the store fuses them. */
-export function defaultAnchors(vector: Scored[] | null, lexical: LexicalHit[] | null, o: ResolvedRecall, query: string): number[] {
-  return anchorList(vector, lexical, o, query).slice(0, ANCHORS).map((f) => f.no);
+/**
+ * Where the graph walks start when the caller names no anchors: the top 3 of the vector and
+ * lexical lists fused as the store fuses them, weighted by their fused score (the entity walk
+ * restarts in proportion; the edge walk ranks by their order).
+ */
+export function defaultSeeds(vector: Scored[] | null, lexical: LexicalHit[] | null, o: ResolvedRecall, query: string): Array<{ no: number; weight: number }> {
+  return anchorList(vector, lexical, o, query).slice(0, ANCHORS).map((f) => ({ no: f.no, weight: f.score }));
 }
 
 /** The vector and lexical lists fused as the store fuses them, best first: where the graph walks start. */

@@ -5,7 +5,8 @@ import { compareHits, type GraphHit, type LexicalHit, type Scored } from '../leg
 import type { ResolvedRecall } from '../memory/recall-options.js';
 import type { Direction } from '../types.js';
 import type { Db, Query } from './db.js';
-import { vectorLiteral } from './rows.js';
+import type { Rescorer } from './rescore.js';
+import { parseVector, vectorLiteral } from './rows.js';
 
 /** Positional parameters collected while a statement is assembled. */
 export class Params {
@@ -36,11 +37,11 @@ export function acceptSql(o: ResolvedRecall, reference: number, p: Params): stri
 }
 
 /**
- * Dense leg in pgvector: cosine distance over the HNSW index, best first, score = cosine
- * similarity (what the embedded leg's inner product of unit vectors is). Iterative index scans
- * keep filling the list when a filter rejects candidates.
+ * Dense leg in pgvector: the `k` nearest by cosine distance over the HNSW index, then scored by
+ * the embedded leg's inner product of unit vectors (see Rescorer). Iterative index scans keep
+ * filling the list when a filter rejects candidates.
  */
-export async function vectorLeg(q: Query, db: Db, o: ResolvedRecall, reference: number, query: Float32Array, k: number, efSearch: number): Promise<Scored[]> {
+export async function vectorLeg(q: Query, db: Db, o: ResolvedRecall, reference: number, query: Float32Array, k: number, efSearch: number, rescorer: Rescorer): Promise<Scored[]> {
   await q(`SET LOCAL hnsw.ef_search = ${Math.max(efSearch, k)}`);
   await q(`SET LOCAL hnsw.iterative_scan = strict_order`);
   const p = new Params();
@@ -48,12 +49,12 @@ export async function vectorLeg(q: Query, db: Db, o: ResolvedRecall, reference: 
   const where = acceptSql(o, reference, p);
   const join = where === 'true' ? '' : `JOIN ${db.t('memories')} m ON m.no = v.no`;
   const rows = (await q(
-    `SELECT v.no, 1 - (v.embedding <=> ${v}::vector) AS score FROM ${db.t('vectors')} v ${join}
+    `SELECT v.no, v.embedding::text AS embedding FROM ${db.t('vectors')} v ${join}
      WHERE ${where} ORDER BY v.embedding <=> ${v}::vector LIMIT ${p.add(k)}`,
     p.values,
   )).rows;
-  // The index orders by distance alone; equal scores go to the smaller number, as in the embedded leg.
-  return rows.map((r) => ({ no: Number(r['no']), score: Number(r['score']) })).sort((a, b) => b.score - a.score || a.no - b.no);
+  // The index chooses the candidates; their scores and order (equal scores: smaller number first) are the embedded scan's.
+  return rescorer.score(query, rows.map((r) => ({ no: Number(r['no']), vector: parseVector(r['embedding']) })));
 }
 
 /**

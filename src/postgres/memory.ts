@@ -9,7 +9,7 @@ import { modelConflict } from '../memory/model.js';
 import { toEdge, toRecord } from '../memory/rows.js';
 import { checkList, type ListOptions, type MemoryPage } from '../memory/listing.js';
 import { walkOptions } from '../memory/traversal.js';
-import { checkId, checkOneOf, checkOptions, checkQuery, checkStoreMany, isPlainObject, keysOf, normalizedVector } from '../memory/validate.js';
+import { checkId, checkOneOf, checkOptions, checkQuery, checkStoreMany, keysOf, normalizedVector } from '../memory/validate.js';
 import type { HybridMemory } from '../hybrid-memory.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
 import type {
@@ -25,6 +25,7 @@ import { EDGE_COLUMNS, MEMORY_COLUMNS, toEdgeRow, toMemoryRow } from './rows.js'
 import { ensureVectorTable, migrate, PG_SCHEMA_VERSION } from './schema.js';
 import { exportPgSnapshot, readPgContent, readSnapshotContent, replacePgContent } from './snapshot.js';
 import { checkSyncTarget, syncDevice, type SyncCursor, type SyncReport } from './sync.js';
+import { Rescorer } from './rescore.js';
 import { PgWriter } from './writer.js';
 
 /** Options of `PostgresMemory.open`. */
@@ -66,6 +67,7 @@ export class PostgresMemory {
   readonly #defaults: ResolvedDefaults;
   readonly #efSearch: number;
   readonly #writer: PgWriter;
+  readonly #rescorer = new Rescorer();
   #dim: number | null;
   #closed = false;
 
@@ -91,9 +93,7 @@ export class PostgresMemory {
     if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);
     const efSearch = o.efSearch ?? 100;
     if (!Number.isInteger(efSearch) || efSearch < 1 || efSearch > 1000) throw invalid(method, 'options.efSearch must be an integer from 1 to 1000', efSearch);
-    // The entity graph (personalized PageRank over shared entities) is not on Postgres yet: off by default, refused if asked.
-    const defaults = resolveDefaults(method, o.recall === undefined || isPlainObject(o.recall) ? { entityGraph: false, ...o.recall } : o.recall);
-    if (defaults.entityGraph) throw new HybridMindError('UNSUPPORTED', method, 'options.recall.entityGraph: the entity graph is not available on Postgres yet');
+    const defaults = resolveDefaults(method, o.recall);
     const db = await connect(method, o.connection, schema);
     try {
       await migrate(db, method);
@@ -401,7 +401,7 @@ export class PostgresMemory {
   }
 
   #settings() {
-    return { efSearch: this.#efSearch, hasVectors: this.#dim !== null };
+    return { efSearch: this.#efSearch, hasVectors: this.#dim !== null, rescorer: this.#rescorer };
   }
 
   async #ensureDim(method: string, dim: number): Promise<void> {
@@ -413,9 +413,7 @@ export class PostgresMemory {
 
   #resolve(method: string, query: unknown, options: unknown): ResolvedRecall {
     checkQuery(method, 'query', query);
-    const o = resolveRecall(method, options, this.#defaults);
-    if (o.entityGraph) throw new HybridMindError('UNSUPPORTED', method, 'options.entityGraph: the entity graph is not available on Postgres yet');
-    return o;
+    return resolveRecall(method, options, this.#defaults);
   }
 
   async #requireAnchors(q: Query, method: string, o: ResolvedRecall): Promise<void> {

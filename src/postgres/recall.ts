@@ -1,23 +1,26 @@
 import { Catalog } from '../memory/catalog.js';
-import { defaultAnchors, fuse, legsRun, materialize, poolSize, type FusionParts, type LegLists } from '../memory/recall.js';
+import { defaultSeeds, fuse, legsRun, materialize, poolSize, type FusionParts, type LegLists } from '../memory/recall.js';
 import type { ResolvedRecall } from '../memory/recall-options.js';
 import type { MemoryRow } from '../storage/repository.js';
 import { EDGE_TYPES, type Hit, type LegName } from '../types.js';
 import type { Db, Query } from './db.js';
+import { entityLeg } from './entities.js';
 import { graphLeg, lexicalLeg, timeLeg, vectorLeg } from './legs.js';
+import type { Rescorer } from './rescore.js';
 import { MEMORY_COLUMNS, toMemoryRow } from './rows.js';
 
 export interface PgRecallSettings {
   efSearch: number;
   /** False while the store has no vectors table (no dim yet): the dense leg cannot run. */
   hasVectors: boolean;
+  rescorer: Rescorer;
 }
 
 /**
  * Runs the legs the mode asks for, each in PostgreSQL, inside the caller's read-only snapshot
  * transaction, with the same control flow as the core's `runLegs`: graph anchors are the
- * caller's or the top 3 of the vector and lexical lists fused as the core fuses them. This engine
- * has no entity graph yet (`entityGraph` has no effect here).
+ * caller's or the top 3 of the vector and lexical lists fused as the core fuses them, and the
+ * entity walk restarts from the same seeds.
  */
 export async function runPgLegs(q: Query, db: Db, o: ResolvedRecall, query: string, queryVector: Float32Array | null, now: number, settings: PgRecallSettings): Promise<LegLists> {
   const reference = o.asOf ?? now;
@@ -25,27 +28,34 @@ export async function runPgLegs(q: Query, db: Db, o: ResolvedRecall, query: stri
   const needSeeds = o.mode === 'hybrid' || (o.mode === 'graph' && o.anchors === null);
   const useVector = (o.mode === 'vector' || needSeeds) && settings.hasVectors && queryVector !== null;
   const useLexical = o.mode === 'lexical' || needSeeds;
-  const vector = useVector ? await vectorLeg(q, db, o, reference, queryVector!, pool, settings.efSearch) : null;
+  const vector = useVector ? await vectorLeg(q, db, o, reference, queryVector!, pool, settings.efSearch, settings.rescorer) : null;
   const lexical = useLexical ? await lexicalLeg(q, db, o, reference, query, pool) : null;
 
   let graph = null;
+  let entity = null;
+  let starts: number[] = [];
   if (o.mode === 'hybrid' || o.mode === 'graph') {
-    const anchors = o.anchors !== null
-      ? await nosOf(q, db, o.anchors)
-      : defaultAnchors(vector, lexical, o, query);
-    graph = await graphLeg(q, db, o, reference, anchors, pool);
+    const seeds = o.anchors !== null
+      ? (await nosOf(q, db, o.anchors)).map((no) => ({ no, weight: 1 }))
+      : defaultSeeds(vector, lexical, o, query);
+    starts = seeds.map((s) => s.no);
+    graph = await graphLeg(q, db, o, reference, starts, pool);
+    // Entity links are not edges of any type, so a walk restricted to edge types does not take them.
+    if (o.entityGraph && o.edgeTypes.length === 0) entity = await entityLeg(q, db, o, reference, seeds, query, pool);
   }
 
   let time = null;
   if (o.mode === 'hybrid') {
     const candidates = new Set<number>();
-    for (const list of [vector, lexical, graph]) for (const h of list ?? []) candidates.add(h.no);
+    for (const list of [vector, lexical, graph, entity]) for (const h of list ?? []) candidates.add(h.no);
     time = await timeLeg(q, db, [...candidates], reference, o.halfLifeDays);
   }
   return {
     vector: o.mode === 'hybrid' || o.mode === 'vector' ? vector : null,
     lexical: o.mode === 'hybrid' || o.mode === 'lexical' ? lexical : null,
     graph,
+    entity,
+    starts,
     time,
   };
 }
@@ -63,7 +73,7 @@ async function nosOf(q: Query, db: Db, ids: readonly string[]): Promise<number[]
  */
 async function fusionParts(q: Query, db: Db, lists: LegLists): Promise<FusionParts> {
   const candidates = new Set<number>();
-  for (const list of [lists.vector, lists.lexical, lists.graph, lists.time]) for (const h of list ?? []) candidates.add(h.no);
+  for (const list of [lists.vector, lists.lexical, lists.graph, lists.entity, lists.time]) for (const h of list ?? []) candidates.add(h.no);
   for (const h of lists.graph ?? []) for (const no of h.via) candidates.add(no);
   const supersededBy = new Map<number, number[]>();
   const edges = (await q(`SELECT src, dst FROM ${db.t('edges')} WHERE type = $1 AND dst = ANY($2) ORDER BY no`, [EDGE_TYPES.SUPERSEDES, [...candidates]])).rows;

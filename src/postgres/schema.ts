@@ -1,12 +1,17 @@
 import { HybridMindError } from '../errors.js';
 import { checkSchemaVersion } from '../storage/schema.js';
-import type { Db } from './db.js';
+import type { Db, Query } from './db.js';
+import { writeMentions } from './entities.js';
+
+/** Rows per statement when a migration indexes existing memories. */
+const BACKFILL_CHUNK = 2000;
 
 /**
  * Versioned migrations of one memory's schema. Step i brings version i to i + 1; never edit a
- * released step, append one. `{s}` is replaced by the quoted schema name.
+ * released step, append one. `{s}` is replaced by the quoted schema name; a step that must derive
+ * rows in the library (entity extraction is not SQL) is a function.
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: ReadonlyArray<string | ((q: Query, db: Db) => Promise<void>)> = [
   `CREATE EXTENSION IF NOT EXISTS vector;
    CREATE TABLE {s}.memories (
      no bigserial PRIMARY KEY,
@@ -67,6 +72,27 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (kind, key)
    );
    CREATE INDEX tombstones_generation ON {s}.tombstones (generation);`,
+  // The entity graph: the keys memories name and who names which (see entities.ts), indexed for
+  // memories stored before this step too.
+  async (q, db) => {
+    const s = `"${db.schema}"`;
+    await q(`CREATE TABLE ${s}.entities (id bigserial PRIMARY KEY, key text NOT NULL UNIQUE)`);
+    await q(`CREATE TABLE ${s}.mentions (
+      entity bigint NOT NULL REFERENCES ${s}.entities (id),
+      no bigint NOT NULL REFERENCES ${s}.memories (no) ON DELETE CASCADE,
+      -- Where the memory's text names it, and when it was indexed: the embedded index's orders.
+      ord integer NOT NULL,
+      seq bigserial NOT NULL,
+      PRIMARY KEY (entity, no)
+    )`);
+    await q(`CREATE INDEX mentions_no ON ${s}.mentions (no, ord)`);
+    for (let after = 0; ; ) {
+      const rows = (await q(`SELECT no, text, metadata FROM ${s}.memories WHERE no > $1 ORDER BY no LIMIT ${BACKFILL_CHUNK}`, [after])).rows;
+      if (rows.length === 0) break;
+      await writeMentions(q, db, rows.map((r) => ({ no: Number(r['no']), text: String(r['text']), metadata: String(r['metadata']) })));
+      after = Number(rows[rows.length - 1]!['no']);
+    }
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
@@ -103,7 +129,11 @@ export async function migrate(db: Db, method: string): Promise<void> {
     await q(`CREATE TABLE IF NOT EXISTS ${s}.meta (key text PRIMARY KEY, value text NOT NULL)`);
     const row = (await q(`SELECT value FROM ${s}.meta WHERE key = 'schema_version'`)).rows[0];
     const from = row ? checkSchemaVersion(method, row['value'], `schema ${db.schema}`, { min: 0, supported: PG_SCHEMA_VERSION }) : 0;
-    for (let v = from; v < PG_SCHEMA_VERSION; v++) await q(MIGRATIONS[v]!.replaceAll('{s}', s));
+    for (let v = from; v < PG_SCHEMA_VERSION; v++) {
+      const step = MIGRATIONS[v]!;
+      if (typeof step === 'string') await q(step.replaceAll('{s}', s));
+      else await step(q, db);
+    }
     await q(`INSERT INTO ${s}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(PG_SCHEMA_VERSION)]);
   });
 }

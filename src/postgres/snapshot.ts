@@ -89,6 +89,7 @@ export async function replacePgContent(q: Query, db: Db, method: string, content
   }
   await q(`DELETE FROM ${db.t('edges')}`);
   await q(`DELETE FROM ${db.t('memories')}`);
+  await q(`DELETE FROM ${db.t('entities')}`);
   await q(`DELETE FROM ${db.t('tombstones')}`);
   await q(`UPDATE ${db.t('lexical_stats')} SET docs = 0, terms = 0`);
   for (let i = 0; i < content.memories.length; i += COPY_CHUNK) await insertMemories(q, db, content.memories.slice(i, i + COPY_CHUNK), now);

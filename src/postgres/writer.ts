@@ -7,6 +7,7 @@ import { checkRelateOptions, closingTime, RELATE_KEYS } from '../memory/writer.j
 import type { EdgeRow, MemoryRow, NewMemory } from '../storage/repository.js';
 import { EDGE_TYPES } from '../types.js';
 import type { Db, Query } from './db.js';
+import { writeMentions } from './entities.js';
 import { GENERATION } from './schema.js';
 import { EDGE_COLUMNS, MEMORY_COLUMNS, postingsOf, toEdgeRow, toMemoryRow, vectorLiteral } from './rows.js';
 
@@ -200,12 +201,17 @@ export async function insertMemories(q: Query, db: Db, rows: ReadonlyArray<NewMe
   });
   await q(`INSERT INTO ${db.t('postings')} (term, no, tf) SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[])`, [terms, nos, tfs]);
   const added = rows.filter((r) => inserted.has(r.id));
+  await writeMentions(q, db, added.map((r) => ({ no: inserted.get(r.id)!, text: r.text, metadata: r.metadata })));
   await q(`UPDATE ${db.t('lexical_stats')} SET docs = docs + $1, terms = terms + $2`, [added.length, lexical.filter((_, i) => inserted.has(rows[i]!.id)).reduce((sum, l) => sum + l.distinct, 0)]);
   await q(`DELETE FROM ${db.t('tombstones')} WHERE kind = 'memory' AND key = ANY($1)`, [added.map((r) => r.id)]);
   return inserted;
 }
 
-/** Rewrites a memory's fields; `previousText` (when the text changed) re-indexes its postings. */
+/**
+ * Rewrites a memory's fields; `previousText` (when the text changed) re-indexes its postings. Its
+ * entities are indexed afresh on every update, as the embedded store does: a conversation turn's
+ * links follow its metadata.
+ */
 export async function updateMemory(q: Query, db: Db, row: MemoryRow, previousText: string | null, now: number): Promise<void> {
   const lexical = previousText === null ? null : postingsOf(row.text);
   await q(
@@ -213,6 +219,7 @@ export async function updateMemory(q: Query, db: Db, row: MemoryRow, previousTex
        term_count = coalesce($8, term_count), generation = ${GENERATION}, updated_at = $9 WHERE no = $1`,
     [row.no, row.text, row.kind, row.domain, row.metadata, row.valid_from, row.valid_to, lexical?.distinct ?? null, now],
   );
+  await writeMentions(q, db, [row]);
   if (!lexical || previousText === null) return;
   const before = postingsOf(previousText);
   await q(`DELETE FROM ${db.t('postings')} WHERE no = $1`, [row.no]);

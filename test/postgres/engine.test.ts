@@ -1,10 +1,11 @@
+import pgDriver from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HybridMemory, RecallOptions } from '../../src/index.js';
 import { PostgresMemory } from '../../src/postgres/index.js';
 import { codeOf } from '../support/errors.js';
 import { HashEmbedder } from '../support/hash-embedder.js';
 import { DAY, NOW, openMemory } from '../support/memory.js';
-import { comparable, ENTITYLESS, fill, openPg, useCluster } from './fixture.js';
+import { comparable, fill, openPg, useCluster } from './fixture.js';
 
 const cluster = useCluster();
 let pg: PostgresMemory;
@@ -12,8 +13,7 @@ let mem: HybridMemory;
 
 beforeAll(async () => {
   pg = await openPg(cluster());
-  // The PostgreSQL engine has no entity graph yet: it matches the embedded store without one.
-  mem = await openMemory({ recall: ENTITYLESS });
+  mem = await openMemory();
   await fill(pg);
   await fill(mem);
   await mem.ready();
@@ -31,10 +31,17 @@ const QUERIES = [
   'what does the checkout service payment path depend on?',
   'how much is the team plan?',
   'rate limit public API',
+  'What did Caroline learn at the support group in Boston?',
+  'When do the Sacramento Kings play?',
 ];
 
 const OPTIONS: Array<[string, RecallOptions]> = [
   ['defaults', {}],
+  ['without the entity graph', { entityGraph: false }],
+  ['rank fusion', { fusion: 'rrf' }],
+  ['rank fusion without the entity graph', { fusion: 'rrf', entityGraph: false, weights: { graph: 1.5 } }],
+  ['graph alone from the query', { mode: 'graph' }],
+  ['entity walk from anchors', { mode: 'graph', anchors: ['c1', 'search'] }],
   ['vector', { mode: 'vector' }],
   ['lexical', { mode: 'lexical' }],
   ['graph', { mode: 'graph', depth: 3 }],
@@ -104,18 +111,21 @@ describe('PostgresMemory answers as HybridMemory does', () => {
 describe('PostgresMemory writes', () => {
   it('update re-indexes every leg, forget removes a memory and reopens what it superseded', async () => {
     const p = await openPg(cluster());
-    const m = await openMemory({ recall: ENTITYLESS });
+    const m = await openMemory();
     try {
       for (const s of [p, m]) {
         await fill(s);
         await s.update('backfill', { text: 'Backfill moved to 04:00 on the archive cluster', metadata: { team: 'data' } });
         await s.forget('adr-007');
+        // The turn moves to another place in the conversation and names other people: its entity links follow.
+        await s.update('c2', { text: 'Melanie: Did Caroline meet anyone from Sacramento there?', metadata: { sessionId: 'trip', turn: 6 } });
+        await s.forget('c4');
         await s.relate('limit', 'onboard', 'RELATES_TO', { weight: 2 });
       }
       await m.ready();
       expect(await p.get('adr-003')).toEqual(await m.get('adr-003'));
       expect(await p.get('backfill')).toEqual(await m.get('backfill'));
-      for (const query of ['archive cluster 04:00', 'where does agent memory live?', 'rate limit onboarding']) {
+      for (const query of ['archive cluster 04:00', 'where does agent memory live?', 'rate limit onboarding', 'Did Caroline go to Sacramento?', 'Kings game in Boston']) {
         expect(comparable(await p.recall(query))).toEqual(comparable(await m.recall(query)));
       }
       const edge = (await p.edges('limit', { direction: 'out' }))[0]!;
@@ -179,8 +189,7 @@ describe('PostgresMemory errors are the core\'s coded errors', () => {
     const closed = await openPg(cluster());
     await closed.close();
     expect(await codeOf(closed.recall('x'))).toBe('CLOSED');
-    expect(await codeOf(pg.recall('x', { entityGraph: true }))).toBe('UNSUPPORTED');
-    expect(await codeOf(openPg(cluster(), { recall: { entityGraph: true } }))).toBe('UNSUPPORTED');
+    expect(await codeOf(pg.recall('x', { entityGraph: 'yes' as never }))).toBe('INVALID_ARGUMENT');
     expect(await codeOf(PostgresMemory.open({ connection: cluster().connection, schema: 'Bad-Name' }))).toBe('INVALID_ARGUMENT');
     expect(await codeOf(PostgresMemory.open({ connection: { ...cluster().connection, port: 1 }, schema: 'nowhere', embedder: null }))).toBe('STORAGE');
   });
@@ -193,6 +202,28 @@ describe('PostgresMemory errors are the core\'s coded errors', () => {
     expect(await codeOf(PostgresMemory.open({ connection: cluster().connection, schema, embedder: new HashEmbedder(16) }))).toBe('DIMENSION_MISMATCH');
     const other = { id: 'other-model', dim: 32, embed: async (t: string[]) => t.map(() => new Float32Array(32).fill(1)) };
     expect(await codeOf(PostgresMemory.open({ connection: cluster().connection, schema, embedder: other }))).toBe('MODEL_MISMATCH');
+  });
+
+  it('a schema from before the entity graph gets its entities indexed when opened, and answers as before', async () => {
+    const schema = cluster().schema('v1');
+    const first = await openPg(cluster(), { schema });
+    await fill(first);
+    const before = await Promise.all(QUERIES.map(async (q) => comparable(await first.recall(q))));
+    await first.close();
+    // Back to version 1 as it was released: no entity tables.
+    const client = new pgDriver.Client(cluster().connection);
+    await client.connect();
+    let reopened: PostgresMemory | undefined;
+    try {
+      await client.query(`DROP TABLE "${schema}".mentions, "${schema}".entities; UPDATE "${schema}".meta SET value = '1' WHERE key = 'schema_version'`);
+      reopened = await openPg(cluster(), { schema });
+      expect((await client.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`)).rows[0].value).toBe('2');
+      expect(Number((await client.query(`SELECT count(*) AS n FROM "${schema}".mentions`)).rows[0].n)).toBeGreaterThan(0);
+      for (const [i, q] of QUERIES.entries()) expect(comparable(await reopened.recall(q)), q).toEqual(before[i]);
+    } finally {
+      await reopened?.close();
+      await client.end();
+    }
   });
 
   it('as-of recall sees only what was recorded by then', async () => {

@@ -20,12 +20,6 @@ export function openPg(cluster: Cluster, options: Partial<PostgresOpenOptions> =
   return PostgresMemory.open({ connection: cluster.connection, schema: cluster.schema('t'), embedder: new HashEmbedder(), now: () => NOW, ...options });
 }
 
-/**
- * The embedded store compared against Postgres runs without the entity graph (personalized
- * PageRank over shared entities), which the Postgres engine does not have yet.
- */
-export const ENTITYLESS = { entityGraph: false } as const;
-
 /** A small project memory with identifiers, chains, supersessions, labels and dates. */
 export const CORPUS: MemoryInput[] = [
   { id: 'adr-003', text: 'ADR-003: agent memory lives in IndexedDB', kind: 'decision', domain: 'storage', createdAt: '2025-10-01' },
@@ -46,6 +40,12 @@ export const CORPUS: MemoryInput[] = [
   { id: 'stripe', text: 'Stripe webhook handler reliability', kind: 'fact', domain: 'payments', createdAt: '2026-04-02' },
   { id: 'kafka', text: 'Kafka cluster partitions rebalancing', kind: 'fact', domain: 'infra', createdAt: '2026-04-03' },
   { id: 'zk', text: 'Zookeeper quorum disk latency', kind: 'fact', domain: 'infra', createdAt: '2026-04-04' },
+  // A conversation: the entity graph links turns naming the same people and places, and each turn to its neighbours.
+  { id: 'c1', text: 'Caroline: I went to the LGBTQ support group in Boston yesterday', kind: 'turn', createdAt: '2026-05-01', metadata: { sessionId: 'trip', turn: 1 } },
+  { id: 'c2', text: 'Melanie: That sounds great! What did you learn there?', kind: 'turn', createdAt: '2026-05-01', metadata: { sessionId: 'trip', turn: 2 } },
+  { id: 'c3', text: 'Caroline: That adoption agencies in Boston welcome single parents', kind: 'turn', createdAt: '2026-05-01', metadata: { sessionId: 'trip', turn: 3 } },
+  { id: 'c4', text: 'Melanie: Buddy Hield and the Sacramento Kings play in Boston on Friday', kind: 'turn', createdAt: '2026-05-02', metadata: { sessionId: 'trip', turn: 4 } },
+  { id: 'c5', text: 'Caroline: Mel, the Kings game is sold out', kind: 'turn', createdAt: '2026-05-02', metadata: { sessionId: 'trip', turn: 5 } },
   ...Array.from({ length: 12 }, (_, i) => ({ id: `x${i}`, text: `Checkout page layout idea ${i}: a faster service banner`, kind: 'idea', createdAt: `2026-0${(i % 9) + 1}-15` })),
 ];
 

@@ -4,7 +4,7 @@ import { PostgresMemory } from '../../src/postgres/index.js';
 import { codeOf } from '../support/errors.js';
 import { HashEmbedder } from '../support/hash-embedder.js';
 import { NOW, openMemory } from '../support/memory.js';
-import { comparable, ENTITYLESS, CORPUS, fill, openPg, useCluster } from './fixture.js';
+import { comparable, CORPUS, fill, openPg, useCluster } from './fixture.js';
 
 const cluster = useCluster();
 const QUERIES = ['where does agent memory live?', 'Order #4821', 'what does the checkout service payment path depend on?', 'how much is the team plan?'];
@@ -17,7 +17,7 @@ async function content(m: Pick<HybridMemory, 'get' | 'edges'>) {
 
 describe('.mind.zip between a Node store and Postgres', () => {
   it('Node → Postgres → Node keeps memories, edges, vectors and answers', async () => {
-    const node = await openMemory({ recall: ENTITYLESS });
+    const node = await openMemory();
     await fill(node);
     await node.update('backfill', { validTo: '2026-05-01' });
     await node.ready();
@@ -27,10 +27,10 @@ describe('.mind.zip between a Node store and Postgres', () => {
     const pg = await PostgresMemory.importSnapshot(zip, { connection, schema: cluster().schema('import'), embedder: new HashEmbedder(), now: () => NOW });
     expect(await content(pg)).toEqual(await content(node));
     // The PostgreSQL engine has no entity graph yet.
-    for (const q of QUERIES) expect(comparable(await pg.recall(q)), q).toEqual(comparable(await node.recall(q, { entityGraph: false })));
+    for (const q of QUERIES) expect(comparable(await pg.recall(q)), q).toEqual(comparable(await node.recall(q)));
     expect((await pg.stats()).readiness).toEqual((await node.stats()).readiness);
 
-    const back = await HybridMemory.importSnapshot(await pg.exportSnapshot(), { embedder: new HashEmbedder(), now: () => NOW, recall: ENTITYLESS });
+    const back = await HybridMemory.importSnapshot(await pg.exportSnapshot(), { embedder: new HashEmbedder(), now: () => NOW });
     expect(await content(back)).toEqual(await content(node));
     for (const q of QUERIES) expect(comparable(await back.recall(q)), q).toEqual(comparable(await node.recall(q)));
     // The vectors themselves: the same query embedding scores every memory the same in both
@@ -46,7 +46,7 @@ describe('.mind.zip between a Node store and Postgres', () => {
   });
 
   it('restoreSnapshot replaces a filled memory at once; importing into a filled schema is a CONFLICT', async () => {
-    const node = await openMemory({ recall: ENTITYLESS });
+    const node = await openMemory();
     await node.store({ id: 'only', text: 'the only memory' });
     await node.ready();
     const zip = await node.exportSnapshot();
@@ -63,7 +63,7 @@ describe('.mind.zip between a Node store and Postgres', () => {
   });
 
   it('refuses a damaged archive or another model with the core reader\'s codes, changing nothing', async () => {
-    const node = await openMemory({ recall: ENTITYLESS });
+    const node = await openMemory();
     await fill(node);
     await node.ready();
     const zip = await node.exportSnapshot();

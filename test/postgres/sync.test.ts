@@ -3,7 +3,7 @@ import type { HybridMemory } from '../../src/index.js';
 import type { PostgresMemory, SyncCursor } from '../../src/postgres/index.js';
 import { codeOf } from '../support/errors.js';
 import { openMemory } from '../support/memory.js';
-import { comparable, ENTITYLESS, CORPUS, fill, openPg, useCluster } from './fixture.js';
+import { comparable, CORPUS, fill, openPg, useCluster } from './fixture.js';
 
 const cluster = useCluster();
 
@@ -20,8 +20,8 @@ async function state(m: Pick<HybridMemory, 'get' | 'edges' | 'stats'>, ids: read
 describe('incremental sync between a device and Postgres', () => {
   it('a second device catches up, both work offline, and the last write to reach the server wins', async () => {
     const server: PostgresMemory = await openPg(cluster());
-    const a = await openMemory({ recall: ENTITYLESS });
-    const b = await openMemory({ recall: ENTITYLESS });
+    const a = await openMemory();
+    const b = await openMemory();
     await fill(a);
     let cursorA: SyncCursor | null = null;
     let cursorB: SyncCursor | null = null;
@@ -85,7 +85,7 @@ describe('incremental sync between a device and Postgres', () => {
   it('a write on the server made while a device syncs is pulled by its next sync', async () => {
     const server = await openPg(cluster());
     const other = await openPg(cluster(), { schema: (await server.stats()).storage.slice('postgres:'.length) });
-    const device = await openMemory({ recall: ENTITYLESS });
+    const device = await openMemory();
     await fill(server);
     const { cursor } = await server.syncWith(device, null);
     await other.store({ id: 'late', text: 'written by another server process after the sync' });

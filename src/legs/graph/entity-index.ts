@@ -2,6 +2,96 @@ import type { EntityLeg, EntityWalkOptions, Scored } from '../types.js';
 import { extractEntities } from './entities.js';
 
 /**
+ * What the walk reads of a memory–entity graph. The embedded index holds all of it; the Postgres
+ * engine fetches only what a walk from these seeds can reach, so both run the same arithmetic.
+ */
+export interface EntityGraphView {
+  /** The most memories an entity may be named by and still link them (see {@link entityCap}). */
+  readonly cap: number;
+  /** The entities a memory names, in the order its text names them. */
+  entitiesOf(no: number): readonly number[] | undefined;
+  /** The memories naming an entity, in the order they were indexed. */
+  posting(id: number): Iterable<number>;
+  /** How many memories name an entity. */
+  df(id: number): number;
+}
+
+/**
+ * The most memories an entity may be named by and still link them, in a graph of `memories`:
+ * more than `maxShare` of them (and more than `minCap`) and it cannot change a ranking, while it
+ * would make the walk touch most of the store.
+ */
+export function entityCap(memories: number, maxShare = 0.05, minCap = 20): number {
+  return Math.max(minCap, Math.floor(maxShare * memories));
+}
+
+/**
+ * A conversation turn (`turn` = its session and position) is also linked to the turns right
+ * before and after it, through a key only that pair shares, so an answer given in the reply to a
+ * question is one hop from the question. Pair keys contain a double quote, which no entity key
+ * does (names and identifiers are letters, digits and `.'’-_/#`; quoted phrases exclude it), and no
+ * NUL, so a database column can hold them.
+ */
+export function entityKeys(text: string, turn: { session: string; turn: number } | null): string[] {
+  const keys = extractEntities(text);
+  if (turn) keys.push(JSON.stringify([turn.session, turn.turn - 1]), JSON.stringify([turn.session, turn.turn]));
+  return keys;
+}
+
+/**
+ * Personalized PageRank over the memory–entity graph, restarting at the seed memories (weighted,
+ * e.g. by their fused score; each must be in the graph) and the query's own entities. Returns
+ * memories the walk reaches, by visit probability, seeds included: a seed that other seeds'
+ * entities also lead to is confirmed. Deterministic: sparse maps iterate in insertion order and
+ * ties break by memory number.
+ */
+export function entityWalk(graph: EntityGraphView, seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[] {
+  const damping = options.damping ?? 0.5;
+  const steps = options.steps ?? 4;
+  const usable = (id: number) => {
+    const df = graph.df(id);
+    return df >= 2 && df <= graph.cap;
+  };
+  const restartMem = new Map<number, number>();
+  const restartEnt = new Map<number, number>();
+  let total = 0;
+  for (const s of seeds) if (s.weight > 0) total += s.weight;
+  const entities = queryEntities.filter(usable);
+  // Query entities and seed memories share the restart mass equally when both exist.
+  const memShare = entities.length > 0 ? (total > 0 ? 0.5 : 0) : 1;
+  if (total > 0) for (const s of seeds) if (s.weight > 0) restartMem.set(s.no, (restartMem.get(s.no) ?? 0) + (memShare * s.weight) / total);
+  for (const id of entities) restartEnt.set(id, (restartEnt.get(id) ?? 0) + (1 - memShare) / entities.length);
+
+  let mem = new Map(restartMem);
+  let ent = new Map(restartEnt);
+  for (let step = 0; step < steps; step++) {
+    const nextEnt = new Map<number, number>();
+    const nextMem = new Map<number, number>();
+    // The last step's entity mass is never read: only memories are returned.
+    if (step < steps - 1) {
+      for (const [no, p] of mem) {
+        const links = (graph.entitiesOf(no) ?? []).filter(usable);
+        let norm = 0;
+        for (const id of links) norm += 1 / graph.df(id);
+        for (const id of links) nextEnt.set(id, (nextEnt.get(id) ?? 0) + (damping * p * (1 / graph.df(id))) / norm);
+      }
+    }
+    for (const [id, p] of ent) {
+      const df = graph.df(id);
+      for (const no of graph.posting(id)) nextMem.set(no, (nextMem.get(no) ?? 0) + (damping * p) / df);
+    }
+    for (const [no, r] of restartMem) nextMem.set(no, (nextMem.get(no) ?? 0) + (1 - damping) * r);
+    for (const [id, r] of restartEnt) nextEnt.set(id, (nextEnt.get(id) ?? 0) + (1 - damping) * r);
+    mem = nextMem;
+    ent = nextEnt;
+  }
+  const out: Scored[] = [];
+  for (const [no, score] of mem) if (score > 0 && (!options.accept || options.accept(no))) out.push({ no, score });
+  out.sort((a, b) => b.score - a.score || a.no - b.no);
+  return out.slice(0, options.k);
+}
+
+/**
  * The entity graph: memories linked to the entities their text names (see `entities.ts`), kept
  * in memory and derived from the text like the BM25 postings, so nothing is written to SQLite
  * and a store without it answers exactly as before.
@@ -10,36 +100,29 @@ import { extractEntities } from './entities.js';
  * memories name carries 1/df (its specificity, as HippoRAG weighs nodes), so "Caroline" in every
  * turn of her conversation connects nothing in particular while a rare name is a strong bridge.
  * Entities named by more than `maxShare` of the memories (and at least `minCap`) are skipped
- * entirely: they cannot change a ranking and would make the walk touch most of the store.
+ * entirely (see {@link entityCap}).
  */
 export class EntityIndex implements EntityLeg {
   readonly #keys = new Map<string, number>();
   readonly #postings: Array<Set<number>> = [];
   readonly #of = new Map<number, number[]>();
-  readonly #maxShare: number;
-  readonly #minCap: number;
+  readonly #maxShare: number | undefined;
+  readonly #minCap: number | undefined;
 
   constructor(options: { maxShare?: number; minCap?: number } = {}) {
-    this.#maxShare = options.maxShare ?? 0.05;
-    this.#minCap = options.minCap ?? 20;
+    this.#maxShare = options.maxShare;
+    this.#minCap = options.minCap;
   }
 
   get size(): number {
     return this.#of.size;
   }
 
-  /**
-   * Indexes the entities of `text`. A conversation turn (`turn` = its session and position) is
-   * also linked to the turns right before and after it, through an entity only that pair shares,
-   * so an answer given in the reply to a question is one hop from the question.
-   */
+  /** Indexes the entities of `text`, and for a conversation turn its pair links (see {@link entityKeys}). */
   add(no: number, text: string, turn: { session: string; turn: number } | null = null): void {
     this.remove(no);
     const ids: number[] = [];
-    const keys = extractEntities(text);
-    // Keys of pair links start with a character extractEntities never produces.
-    if (turn) keys.push(`\u0000${turn.session}\u0000${turn.turn - 1}`, `\u0000${turn.session}\u0000${turn.turn}`);
-    for (const key of keys) {
+    for (const key of entityKeys(text, turn)) {
       let id = this.#keys.get(key);
       if (id === undefined) {
         id = this.#postings.length;
@@ -75,53 +158,14 @@ export class EntityIndex implements EntityLeg {
     return out;
   }
 
-  /**
-   * Personalized PageRank over the memory–entity graph, restarting at the seed memories (weighted,
-   * e.g. by their fused score) and the query's own entities. Returns memories the walk reaches, by
-   * visit probability, seeds included: a seed that other seeds' entities also lead to is confirmed.
-   * Deterministic: sparse maps iterate in insertion order and ties break by memory number.
-   */
+  /** {@link entityWalk} over this index; seeds it does not hold are left out. */
   walk(seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[] {
-    const damping = options.damping ?? 0.5;
-    const steps = options.steps ?? 4;
-    const cap = Math.max(this.#minCap, Math.floor(this.#maxShare * this.#of.size));
-    const usable = (id: number) => {
-      const df = this.#postings[id]!.size;
-      return df >= 2 && df <= cap;
+    const view: EntityGraphView = {
+      cap: entityCap(this.#of.size, this.#maxShare, this.#minCap),
+      entitiesOf: (no) => this.#of.get(no),
+      posting: (id) => this.#postings[id]!,
+      df: (id) => this.#postings[id]!.size,
     };
-    const restartMem = new Map<number, number>();
-    const restartEnt = new Map<number, number>();
-    let total = 0;
-    for (const s of seeds) if (s.weight > 0 && this.#of.has(s.no)) total += s.weight;
-    const entities = queryEntities.filter(usable);
-    // Query entities and seed memories share the restart mass equally when both exist.
-    const memShare = entities.length > 0 ? (total > 0 ? 0.5 : 0) : 1;
-    if (total > 0) for (const s of seeds) if (s.weight > 0 && this.#of.has(s.no)) restartMem.set(s.no, (restartMem.get(s.no) ?? 0) + (memShare * s.weight) / total);
-    for (const id of entities) restartEnt.set(id, (restartEnt.get(id) ?? 0) + (1 - memShare) / entities.length);
-
-    let mem = new Map(restartMem);
-    let ent = new Map(restartEnt);
-    for (let step = 0; step < steps; step++) {
-      const nextEnt = new Map<number, number>();
-      const nextMem = new Map<number, number>();
-      for (const [no, p] of mem) {
-        const links = (this.#of.get(no) ?? []).filter(usable);
-        let norm = 0;
-        for (const id of links) norm += 1 / this.#postings[id]!.size;
-        for (const id of links) nextEnt.set(id, (nextEnt.get(id) ?? 0) + (damping * p * (1 / this.#postings[id]!.size)) / norm);
-      }
-      for (const [id, p] of ent) {
-        const posting = this.#postings[id]!;
-        for (const no of posting) nextMem.set(no, (nextMem.get(no) ?? 0) + (damping * p) / posting.size);
-      }
-      for (const [no, r] of restartMem) nextMem.set(no, (nextMem.get(no) ?? 0) + (1 - damping) * r);
-      for (const [id, r] of restartEnt) nextEnt.set(id, (nextEnt.get(id) ?? 0) + (1 - damping) * r);
-      mem = nextMem;
-      ent = nextEnt;
-    }
-    const out: Scored[] = [];
-    for (const [no, score] of mem) if (score > 0 && (!options.accept || options.accept(no))) out.push({ no, score });
-    out.sort((a, b) => b.score - a.score || a.no - b.no);
-    return out.slice(0, options.k);
+    return entityWalk(view, seeds.filter((s) => this.#of.has(s.no)), queryEntities, options);
   }
 }
