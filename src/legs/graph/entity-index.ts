@@ -82,7 +82,7 @@ export class EntityIndex implements EntityLeg {
    * Deterministic: sparse maps iterate in insertion order and ties break by memory number.
    */
   walk(seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[] {
-    const damping = options.damping ?? 0.5;
+    const damping = options.damping ?? 0.6;
     const steps = options.steps ?? 4;
     const cap = Math.max(this.#minCap, Math.floor(this.#maxShare * this.#of.size));
     const usable = (id: number) => {
