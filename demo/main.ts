@@ -26,7 +26,7 @@ function wireSettings(search: SearchPanel): void {
   for (const leg of LEGS) {
     const input = $<HTMLInputElement>(`w-${leg}`);
     // The page explains rank fusion (RRF), so the sliders start at the weights RRF was tuned with;
-    // the library's default weights belong to its score fusion, where graph 3 is not too loud.
+    // the library's default weights belong to its score fusion, where graph 4 is not too loud.
     input.value = String(RRF_WEIGHTS[leg]);
     const out = input.nextElementSibling as HTMLOutputElement;
     const show = () => (out.value = Number(input.value).toFixed(2));

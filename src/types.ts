@@ -109,7 +109,7 @@ export interface RecallOptions {
   /** Number of hits. Default 10. */
   k?: number;
   mode?: RecallMode;
-  /** Per-leg weights in the fusion. Default vector 1, lexical 1, graph 3, time 0.1. */
+  /** Per-leg weights in the fusion. Default vector 1, lexical 1, graph 4, time 0.1. */
   weights?: Partial<LegWeights>;
   /** RRF constant: score = Σ w / (rrfK + rank). Default 60. */
   rrfK?: number;

@@ -85,6 +85,13 @@ describe('tokenize', () => {
       expect(queryTerms('the and of')).toEqual([]);
     });
 
+    it('drops question words from a query that has other terms, but not from the index', () => {
+      expect(queryTerms("What is Caroline's identity?")).toEqual(['carolin', 'ident']);
+      expect(queryTerms('how do I reset my password')).toEqual(['reset', 'password']);
+      expect(queryTerms('who?')).toEqual(['who']);
+      expect(tokenize('who did what')).toEqual(['who', 'did', 'what']);
+    });
+
     it('drops possessives and joins contractions', () => {
       expect(tokenize("the agent's memory")).toEqual(['agent', 'memori']);
       expect(tokenize("don't")).toEqual(tokenize('dont'));

@@ -20,6 +20,7 @@ export const SYSTEMS: System[] = [
   { name: 'hybrid (default)', options: {} },
   { name: '− score fusion (RRF)', options: { fusion: 'rrf' } },
   { name: '− entity graph', options: { entityGraph: false } },
+  { name: '− graph weight 4 (3)', options: { weights: { graph: 3 } } },
   { name: 'previous default', options: { fusion: 'rrf', entityGraph: false, weights: { graph: 1.5 } } },
 ];
 

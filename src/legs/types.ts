@@ -131,7 +131,11 @@ export interface GraphLeg {
 export interface EntityWalkOptions {
   k: number;
   accept?: Accept;
-  /** Probability of following a link rather than jumping back to the seeds (HippoRAG uses 0.5). */
+  /**
+   * Probability of following a link rather than jumping back to the seeds; default 0.6. HippoRAG
+   * uses 0.5; 0.6 lets a little more reach the memories a seed's rare entities lead to
+   * (HotpotQA-100 all-supporting@10 0.88 → 0.92 with graph weight 4, LoCoMo-dev within 0.01).
+   */
   damping?: number;
   /** Power-iteration steps; two steps are one hop memory → entity → memory. */
   steps?: number;

@@ -46,7 +46,7 @@ export function entityKeys(text: string, turn: { session: string; turn: number }
  * ties break by memory number.
  */
 export function entityWalk(graph: EntityGraphView, seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[] {
-  const damping = options.damping ?? 0.5;
+  const damping = options.damping ?? 0.6;
   const steps = options.steps ?? 4;
   const usable = (id: number) => {
     const df = graph.df(id);
