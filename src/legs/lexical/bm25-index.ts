@@ -12,10 +12,11 @@
  * immediately, instead of lingering until an asynchronous vacuum (minisearch `discard`). It also
  * lets `load` rebuild a snapshot written by a different tokenizer version.
  */
-import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
+import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { HybridMindError, invalid, show } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
+import { forEachTermScore } from './term-scores.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
 
 export interface Bm25IndexOptions {
@@ -114,19 +115,20 @@ export class Bm25Index implements LexicalIndex {
     if (!Number.isSafeInteger(k) || k < 0) throw invalid('Bm25Index.search', 'k must be a non-negative integer', k);
     if (k === 0) return [];
     const boost = this.#params.identifierBoost;
-    const filter = accept ? { filter: (result: SearchResult) => accept(result.id as number) } : {};
+    const bm25 = { k: this.#params.k1, b: this.#params.b, d: this.#params.d };
     // One term at a time, summed here as minisearch's OR would (score sum × matched query terms):
     // its OR merge keeps each document's matched terms in an array it scans per term, quadratic
     // in the terms a long query shares with a long memory.
     const combined = new Map<number, { score: number; terms: string[] }>();
     for (const term of queryTerms(query)) {
-      for (const r of this.#search.search(term, { tokenize: () => [term], boostTerm: () => (isCompound(term) ? boost : 1), ...filter })) {
-        const c = combined.get(r.id as number);
+      forEachTermScore(this.#search, 'text', term, isCompound(term) ? boost : 1, bm25, (id, score) => {
+        if (accept && !accept(id)) return;
+        const c = combined.get(id);
         if (c) {
-          c.score += r.score;
+          c.score += score;
           c.terms.push(term);
-        } else combined.set(r.id as number, { score: r.score, terms: [term] });
-      }
+        } else combined.set(id, { score, terms: [term] });
+      });
     }
     const results = [...combined].map(([id, c]) => ({ id, score: c.score * c.terms.length, terms: c.terms }));
     results.sort((x, y) => y.score - x.score || x.id - y.id);
