@@ -1,7 +1,7 @@
 import { HybridMindError, invalid, show } from '../../errors.js';
 import type { Accept, Scored, VectorIndex, VectorKernelSource } from '../types.js';
 import { loadVectorKernel, type VectorKernel, type VectorKernelInstance } from './kernel.js';
-import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, strideOf } from './quantize.js';
+import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
 import { heapPush } from './top-heap.js';
 
 /** Options for `new FlatVectorIndex`. */
@@ -68,6 +68,8 @@ export class FlatVectorIndex implements VectorIndex {
   #codes = new Int8Array(0);
   /** Per slot, the quantization scale and error-bound terms (`META` each). */
   #meta = new Float64Array(0);
+  /** The largest bound terms of any vector held since the last `clear` (see `raiseCeiling`). */
+  readonly #ceiling = new Float64Array(2);
   #scores = new Float32Array(0);
   /** The same bytes as `#scores`, read as the i8 pass's integer sums. */
   #dots = new Int32Array(0);
@@ -157,6 +159,7 @@ export class FlatVectorIndex implements VectorIndex {
 
   #quantize(slot: number): void {
     quantizeVector(this.#vectors.subarray(slot * this.dim, (slot + 1) * this.dim), this.#codes, slot * this.#stride, this.#stride, this.#meta, slot);
+    raiseCeiling(this.#ceiling, this.#meta, slot);
   }
 
   remove(no: number): boolean {
@@ -207,7 +210,7 @@ export class FlatVectorIndex implements VectorIndex {
     if (coded !== null) {
       if (this.#wasm === null) dotI8Js(this.#query16, this.#codes, n, this.#stride, this.#dots);
       else this.#wasm.dotI8(this.#query16Ptr, this.#codesPtr, n, this.#stride, this.#scorePtr);
-      const slots = candidates(this.#dots, this.#meta, n, k, coded, this.#slotToNo, accept);
+      const slots = candidates(this.#dots, this.#meta, this.#ceiling, n, k, coded, this.#slotToNo, accept);
       if (slots !== null) return this.#rescore(slots, k, accept);
     }
     if (this.#wasm === null) dotJs(this.#query, this.#vectors, n, this.dim, this.#scores);
@@ -233,6 +236,7 @@ export class FlatVectorIndex implements VectorIndex {
   clear(): void {
     this.#size = 0;
     this.#noToSlot.clear();
+    this.#ceiling.fill(0);
   }
 
   /** Bytes reserved for vectors (f32 and i8, with their bounds), including spare capacity. */

@@ -125,13 +125,23 @@ export function dotI8Js(query: Int16Array, codes: Int8Array, n: number, stride: 
 }
 
 /**
+ * Raises `ceiling` (the largest bound terms of any vector so far, `[‖q‖ term, ‖f‖ term]`) to cover
+ * the vector at `slot`, so `candidates` can drop most vectors without reading their own bounds.
+ */
+export function raiseCeiling(ceiling: Float64Array, meta: Float64Array, slot: number): void {
+  ceiling[0] = Math.max(ceiling[0]!, meta[slot * META + QUERY_TERM]!);
+  ceiling[1] = Math.max(ceiling[1]!, meta[slot * META + CODE_TERM]!);
+}
+
+/**
  * Slots that may hold one of the exact top `k` accepted vectors, from the integer inner products
  * `dots`: the k-th largest lower bound among accepted slots is the bar, and every slot whose upper
  * bound reaches it is kept. One pass: the bar only rises, so a slot below the bar when it is met
  * stays below it. Returns null when fewer than `k` slots are accepted (every accepted slot is in).
  */
-export function candidates(dots: Int32Array, meta: Float64Array, n: number, k: number, query: QueryCodes, nos: Int32Array, accept: ((no: number) => boolean) | undefined): number[] | null {
+export function candidates(dots: Int32Array, meta: Float64Array, ceiling: Float64Array, n: number, k: number, query: QueryCodes, nos: Int32Array, accept: ((no: number) => boolean) | undefined): number[] | null {
   const { scale, norm, errorNorm } = query;
+  const widest = norm * ceiling[0]! + errorNorm * ceiling[1]!;
   const heap = new Float64Array(k);
   const slotsOfLows = new Int32Array(k);
   let size = 0;
@@ -139,6 +149,8 @@ export function candidates(dots: Int32Array, meta: Float64Array, n: number, k: n
   const highs: number[] = [];
   for (let slot = 0, m = 0; slot < n; slot++, m += META) {
     const estimate = scale * meta[m]! * dots[slot]!;
+    // Even the widest bound cannot reach the bar: neither kept nor a lower bound that counts.
+    if (size === k && estimate + widest < heap[0]!) continue;
     const bound = norm * meta[m + 1]! + errorNorm * meta[m + 2]!;
     const high = estimate + bound;
     if (size === k && !(high >= heap[0]!)) continue;
