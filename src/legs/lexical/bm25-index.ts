@@ -16,6 +16,7 @@ import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { HybridMindError, invalid, show } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
+import { heapPush } from '../../util/top-heap.js';
 import { forEachTermScore } from './term-scores.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
 
@@ -122,7 +123,6 @@ export class Bm25Index implements LexicalIndex {
     const combined = new Map<number, { score: number; terms: string[] }>();
     for (const term of queryTerms(query)) {
       forEachTermScore(this.#search, 'text', term, isCompound(term) ? boost : 1, bm25, (id, score) => {
-        if (accept && !accept(id)) return;
         const c = combined.get(id);
         if (c) {
           c.score += score;
@@ -130,13 +130,22 @@ export class Bm25Index implements LexicalIndex {
         } else combined.set(id, { score, terms: [term] });
       });
     }
-    const results = [...combined].map(([id, c]) => ({ id, score: c.score * c.terms.length, terms: c.terms }));
-    results.sort((x, y) => y.score - x.score || x.id - y.id);
-    const hits: LexicalHit[] = [];
-    for (const result of results.slice(0, k)) {
-      hits.push({ no: result.id, score: result.score, matched: result.terms });
+    // The best k by score, then smaller number, asking `accept` only about memories that would
+    // make the cut: a common term matches a large share of the store, and sorting it all, or
+    // filtering it all, cost more than the scoring.
+    const keep = Math.min(k, combined.size);
+    const hs = new Float64Array(keep);
+    const hn = new Int32Array(keep);
+    let size = 0;
+    for (const [id, c] of combined) {
+      const score = c.score * c.terms.length;
+      if (size === keep && !(score > hs[0]! || (score === hs[0]! && id < hn[0]!))) continue;
+      if (accept && !accept(id)) continue;
+      size = heapPush(hs, hn, size, keep, score, id);
     }
-    return hits;
+    const hits: LexicalHit[] = [];
+    for (let i = 0; i < size; i++) hits.push({ no: hn[i]!, score: hs[i]!, matched: combined.get(hn[i]!)!.terms });
+    return hits.sort((x, y) => y.score - x.score || x.no - y.no);
   }
 
   clear(): void {

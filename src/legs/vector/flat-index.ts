@@ -2,7 +2,7 @@ import { HybridMindError, invalid, show } from '../../errors.js';
 import type { Accept, Scored, VectorIndex, VectorKernelSource } from '../types.js';
 import { loadVectorKernel, type VectorKernel, type VectorKernelInstance } from './kernel.js';
 import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
-import { heapPush } from './top-heap.js';
+import { heapPush } from '../../util/top-heap.js';
 
 /** Options for `new FlatVectorIndex`. */
 export interface FlatVectorIndexOptions {

@@ -10,7 +10,7 @@
  * bound cannot reach the k-th best estimate minus its bound is provably outside the exact top k,
  * and only the rest are re-scored with the f32 kernel: the answer is the f32 scan's, bit for bit.
  */
-import { heapPush } from './top-heap.js';
+import { heapPush } from '../../util/top-heap.js';
 
 /** Fields of a vector's bound, `META` doubles per slot. */
 export const META = 3;
