@@ -16,7 +16,7 @@ import { matchesFilter, type ResolvedRecall } from './recall-options.js';
  */
 export interface FusionParts {
   catalog: Catalog;
-  repository: Pick<Repository, 'memoryByNo'>;
+  repository: Pick<Repository, 'memoryByNo' | 'textsByNo'>;
   graph: Pick<GraphLeg, 'sources'>;
 }
 
@@ -265,12 +265,12 @@ export function materialize(parts: FusionParts, o: ResolvedRecall, lists: LegLis
   const reference = o.asOf ?? now;
   const top = fused.slice(0, o.k);
   const explain = o.explain ? explanations(parts, lists, legRanks(lists), new Set(top.map((f) => f.no))) : null;
+  const texts = parts.repository.textsByNo(top.map((f) => f.no));
   return top.map((f) => {
-    const row = parts.repository.memoryByNo(f.no)!;
     const entry = parts.catalog.entry(f.no);
     return {
       id: entry.id,
-      text: row.text,
+      text: texts.get(f.no)!,
       score: f.score,
       kind: entry.kind,
       domain: entry.domain,

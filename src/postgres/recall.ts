@@ -91,7 +91,7 @@ async function fusionParts(q: Query, db: Db, lists: LegLists): Promise<FusionPar
   }
   return {
     catalog,
-    repository: { memoryByNo: (no) => byNo.get(no) },
+    repository: { memoryByNo: (no) => byNo.get(no), textsByNo: (nos) => new Map(nos.map((no) => [no, byNo.get(no)!.text])) },
     graph: { sources: (no, type) => (type === EDGE_TYPES.SUPERSEDES ? supersededBy.get(no) ?? [] : []) },
   };
 }

@@ -113,6 +113,15 @@ export class Repository {
     return this.db.all<MemoryRow & Record<string, never>>(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE no = ?`, [no])[0];
   }
 
+  /**
+   * The texts of `nos` in one statement (a recall's top k): the list goes in as one JSON parameter,
+   * so the statement text, and the prepared statement, is the same for any k.
+   */
+  textsByNo(nos: readonly number[]): Map<number, string> {
+    const rows = this.db.all<{ no: number; text: string }>('SELECT no, text FROM memories WHERE no IN (SELECT value FROM json_each(?))', [JSON.stringify(nos)]);
+    return new Map(rows.map((r) => [Number(r.no), r.text]));
+  }
+
   allMemories(): MemoryRow[] {
     return this.db.all<MemoryRow & Record<string, never>>(`SELECT ${MEMORY_COLUMNS} FROM memories ORDER BY no`);
   }

@@ -12,10 +12,12 @@
  * immediately, instead of lingering until an asynchronous vacuum (minisearch `discard`). It also
  * lets `load` rebuild a snapshot written by a different tokenizer version.
  */
-import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
+import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { HybridMindError, invalid, show } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
+import { heapPush } from '../../util/top-heap.js';
+import { forEachTermScore } from './term-scores.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
 
 export interface Bm25IndexOptions {
@@ -114,27 +116,36 @@ export class Bm25Index implements LexicalIndex {
     if (!Number.isSafeInteger(k) || k < 0) throw invalid('Bm25Index.search', 'k must be a non-negative integer', k);
     if (k === 0) return [];
     const boost = this.#params.identifierBoost;
-    const filter = accept ? { filter: (result: SearchResult) => accept(result.id as number) } : {};
+    const bm25 = { k: this.#params.k1, b: this.#params.b, d: this.#params.d };
     // One term at a time, summed here as minisearch's OR would (score sum × matched query terms):
     // its OR merge keeps each document's matched terms in an array it scans per term, quadratic
     // in the terms a long query shares with a long memory.
     const combined = new Map<number, { score: number; terms: string[] }>();
     for (const term of queryTerms(query)) {
-      for (const r of this.#search.search(term, { tokenize: () => [term], boostTerm: () => (isCompound(term) ? boost : 1), ...filter })) {
-        const c = combined.get(r.id as number);
+      forEachTermScore(this.#search, 'text', term, isCompound(term) ? boost : 1, bm25, (id, score) => {
+        const c = combined.get(id);
         if (c) {
-          c.score += r.score;
+          c.score += score;
           c.terms.push(term);
-        } else combined.set(r.id as number, { score: r.score, terms: [term] });
-      }
+        } else combined.set(id, { score, terms: [term] });
+      });
     }
-    const results = [...combined].map(([id, c]) => ({ id, score: c.score * c.terms.length, terms: c.terms }));
-    results.sort((x, y) => y.score - x.score || x.id - y.id);
+    // The best k by score, then smaller number, asking `accept` only about memories that would
+    // make the cut: a common term matches a large share of the store, and sorting it all, or
+    // filtering it all, cost more than the scoring.
+    const keep = Math.min(k, combined.size);
+    const hs = new Float64Array(keep);
+    const hn = new Int32Array(keep);
+    let size = 0;
+    for (const [id, c] of combined) {
+      const score = c.score * c.terms.length;
+      if (size === keep && !(score > hs[0]! || (score === hs[0]! && id < hn[0]!))) continue;
+      if (accept && !accept(id)) continue;
+      size = heapPush(hs, hn, size, keep, score, id);
+    }
     const hits: LexicalHit[] = [];
-    for (const result of results.slice(0, k)) {
-      hits.push({ no: result.id, score: result.score, matched: result.terms });
-    }
-    return hits;
+    for (let i = 0; i < size; i++) hits.push({ no: hn[i]!, score: hs[i]!, matched: combined.get(hn[i]!)!.terms });
+    return hits.sort((x, y) => y.score - x.score || x.no - y.no);
   }
 
   clear(): void {

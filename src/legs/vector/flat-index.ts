@@ -1,6 +1,8 @@
 import { HybridMindError, invalid, show } from '../../errors.js';
 import type { Accept, Scored, VectorIndex, VectorKernelSource } from '../types.js';
 import { loadVectorKernel, type VectorKernel, type VectorKernelInstance } from './kernel.js';
+import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
+import { heapPush } from '../../util/top-heap.js';
 
 /** Options for `new FlatVectorIndex`. */
 export interface FlatVectorIndexOptions {
@@ -35,6 +37,9 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
  * SIMD kernel is available) indexed by slot; removal moves the last slot into the hole so the scan
  * never meets gaps. Scores are f32 inner products; the caller normalises vectors.
  *
+ * The scan reads an i8 copy of the vectors (a quarter of the bytes) and re-scores in f32 only the
+ * vectors its error bound cannot rule out (see `quantize.ts`), so results are the f32 scan's.
+ *
  * @example
  * const index = await FlatVectorIndex.create(384);
  * index.add(7, embedding);
@@ -44,16 +49,33 @@ export class FlatVectorIndex implements VectorIndex {
   readonly kind: 'flat-wasm-simd' | 'flat-js';
   readonly dim: number;
   readonly #wasm: VectorKernelInstance | null;
-  /** Byte offsets inside the wasm memory, laid out as [query | vectors | scores]. */
+  /** Bytes per i8 vector. */
+  readonly #stride: number;
+  /**
+   * Byte offsets inside the wasm memory, laid out as
+   * [f32 query | i16 query | one f32 score | f32 vectors | i8 vectors | scores (f32, or i32 sums)].
+   */
+  readonly #query16Ptr: number;
+  readonly #onePtr: number;
   readonly #vectorPtr: number;
+  #codesPtr = 0;
   #scorePtr = 0;
   #capacity = 0;
   #size = 0;
   #slotToNo = new Int32Array(0);
   readonly #noToSlot = new Map<number, number>();
   #vectors = new Float32Array(0);
+  #codes = new Int8Array(0);
+  /** Per slot, the quantization scale and error-bound terms (`META` each). */
+  #meta = new Float64Array(0);
+  /** The largest bound terms of any vector held since the last `clear` (see `raiseCeiling`). */
+  readonly #ceiling = new Float64Array(2);
   #scores = new Float32Array(0);
+  /** The same bytes as `#scores`, read as the i8 pass's integer sums. */
+  #dots = new Int32Array(0);
   #query = new Float32Array(0);
+  #query16 = new Int16Array(0);
+  #one = new Float32Array(1);
 
   /** `kernel` comes from `loadVectorKernel()`; `null` uses the plain JavaScript scan. */
   constructor(dim: number, kernel: VectorKernel | null, options: FlatVectorIndexOptions = {}) {
@@ -67,7 +89,10 @@ export class FlatVectorIndex implements VectorIndex {
     this.dim = dim;
     this.#wasm = kernel === null ? null : kernel.instantiate();
     this.kind = this.#wasm === null ? 'flat-js' : 'flat-wasm-simd';
-    this.#vectorPtr = align16(dim * 4);
+    this.#stride = strideOf(dim);
+    this.#query16Ptr = align16(dim * 4);
+    this.#onePtr = this.#query16Ptr + this.#stride * 2;
+    this.#vectorPtr = this.#onePtr + 16;
     this.#reserve(capacity, 'new FlatVectorIndex');
   }
 
@@ -107,6 +132,7 @@ export class FlatVectorIndex implements VectorIndex {
       index.#noToSlot.set(no, slot);
     }
     readLE(bytes, HEADER + count * 4, index.#vectors, count * dim);
+    for (let slot = 0; slot < count; slot++) index.#quantize(slot);
     index.#size = count;
     return index;
   }
@@ -128,6 +154,12 @@ export class FlatVectorIndex implements VectorIndex {
       this.#noToSlot.set(no, slot);
     }
     this.#vectors.set(vector, slot * this.dim);
+    this.#quantize(slot);
+  }
+
+  #quantize(slot: number): void {
+    quantizeVector(this.#vectors.subarray(slot * this.dim, (slot + 1) * this.dim), this.#codes, slot * this.#stride, this.#stride, this.#meta, slot);
+    raiseCeiling(this.#ceiling, this.#meta, slot);
   }
 
   remove(no: number): boolean {
@@ -138,6 +170,8 @@ export class FlatVectorIndex implements VectorIndex {
       const dim = this.dim;
       const moved = this.#slotToNo[last]!;
       this.#vectors.copyWithin(slot * dim, last * dim, (last + 1) * dim);
+      this.#codes.copyWithin(slot * this.#stride, last * this.#stride, (last + 1) * this.#stride);
+      this.#meta.copyWithin(slot * META, last * META, (last + 1) * META);
       this.#slotToNo[slot] = moved;
       this.#noToSlot.set(moved, slot);
     }
@@ -172,20 +206,42 @@ export class FlatVectorIndex implements VectorIndex {
     if (n === 0 || k === 0) return [];
     // Copying into a fixed Float32Array also keeps the JS loop monomorphic whatever the caller passed.
     this.#query.set(query);
+    const coded = k < n ? quantizeQuery(this.#query, this.#query16, this.#stride) : null;
+    if (coded !== null) {
+      if (this.#wasm === null) dotI8Js(this.#query16, this.#codes, n, this.#stride, this.#dots);
+      else this.#wasm.dotI8(this.#query16Ptr, this.#codesPtr, n, this.#stride, this.#scorePtr);
+      const slots = candidates(this.#dots, this.#meta, this.#ceiling, n, k, coded, this.#slotToNo, accept);
+      if (slots !== null) return this.#rescore(slots, k, accept);
+    }
     if (this.#wasm === null) dotJs(this.#query, this.#vectors, n, this.dim, this.#scores);
     else this.#wasm.dot(0, this.#vectorPtr, n, this.dim, this.#scorePtr);
     return selectTop(this.#scores, this.#slotToNo, n, Math.min(k, n), accept);
+  }
+
+  /** The f32 scores of `slots` (computed exactly as the full scan computes them), then the top `k`. */
+  #rescore(slots: readonly number[], k: number, accept: Accept | undefined): Scored[] {
+    const scores = new Float32Array(slots.length);
+    const nos = new Int32Array(slots.length);
+    const dim = this.dim;
+    slots.forEach((slot, i) => {
+      if (this.#wasm === null) dotJs(this.#query, this.#vectors, 1, dim, this.#one, slot);
+      else this.#wasm.dot(0, this.#vectorPtr + slot * dim * 4, 1, dim, this.#onePtr);
+      scores[i] = this.#one[0]!;
+      nos[i] = this.#slotToNo[slot]!;
+    });
+    return selectTop(scores, nos, slots.length, Math.min(k, slots.length), accept);
   }
 
   /** Forgets every vector; the reserved capacity (and wasm memory, which cannot shrink) is kept. */
   clear(): void {
     this.#size = 0;
     this.#noToSlot.clear();
+    this.#ceiling.fill(0);
   }
 
-  /** Bytes reserved for vectors, including spare capacity. */
+  /** Bytes reserved for vectors (f32 and i8, with their bounds), including spare capacity. */
   byteSize(): number {
-    return this.#capacity * this.dim * 4;
+    return this.#capacity * (this.dim * 4 + this.#stride + META * 8);
   }
 
   /** "HMVF", version, dim, count (u32 LE), then `count` i32 ids and `count * dim` f32, all LE. */
@@ -212,17 +268,27 @@ export class FlatVectorIndex implements VectorIndex {
   /** Grows every slot-indexed array to `capacity`, keeping the first `size` slots. */
   #reserve(capacity: number, method: string): void {
     const dim = this.dim;
+    const stride = this.#stride;
     const slotToNo = new Int32Array(capacity);
     slotToNo.set(this.#slotToNo.subarray(0, this.#size));
+    const meta = new Float64Array(capacity * META);
+    meta.set(this.#meta.subarray(0, this.#size * META));
+    this.#meta = meta;
     if (this.#wasm === null) {
       const vectors = new Float32Array(capacity * dim);
       vectors.set(this.#vectors.subarray(0, this.#size * dim));
       this.#vectors = vectors;
+      const codes = new Int8Array(capacity * stride);
+      codes.set(this.#codes.subarray(0, this.#size * stride));
+      this.#codes = codes;
       this.#scores = new Float32Array(capacity);
+      this.#dots = new Int32Array(this.#scores.buffer);
       if (this.#query.length !== dim) this.#query = new Float32Array(dim);
+      if (this.#query16.length !== stride) this.#query16 = new Int16Array(stride);
     } else {
-      // The vectors stay where they are; only the scratch score region moves past them.
-      const scorePtr = this.#vectorPtr + align16(capacity * dim * 4);
+      // The f32 vectors stay where they are; the i8 copy moves up past them, the scores past it.
+      const codesPtr = this.#vectorPtr + align16(capacity * dim * 4);
+      const scorePtr = codesPtr + capacity * stride;
       const needed = scorePtr + capacity * 4;
       const memory = this.#wasm.memory;
       const have = memory.buffer.byteLength;
@@ -235,9 +301,16 @@ export class FlatVectorIndex implements VectorIndex {
       }
       // `grow` detaches the old buffer, so every view is re-created over the new one.
       const buffer = memory.buffer;
+      // Moving up into the grown region: copyWithin copies as if through a buffer, so overlap is safe.
+      if (this.#size > 0) new Int8Array(buffer).copyWithin(codesPtr, this.#codesPtr, this.#codesPtr + this.#size * stride);
       this.#query = new Float32Array(buffer, 0, dim);
+      this.#query16 = new Int16Array(buffer, this.#query16Ptr, stride);
+      this.#one = new Float32Array(buffer, this.#onePtr, 1);
       this.#vectors = new Float32Array(buffer, this.#vectorPtr, capacity * dim);
+      this.#codes = new Int8Array(buffer, codesPtr, capacity * stride);
       this.#scores = new Float32Array(buffer, scorePtr, capacity);
+      this.#dots = new Int32Array(buffer, scorePtr, capacity);
+      this.#codesPtr = codesPtr;
       this.#scorePtr = scorePtr;
     }
     this.#slotToNo = slotToNo;
@@ -254,9 +327,9 @@ function align16(bytes: number): number {
 }
 
 /** The fallback scan; four partial sums break the add dependency chain, as in the wasm kernel. */
-function dotJs(query: Float32Array, vectors: Float32Array, n: number, dim: number, out: Float32Array): void {
+function dotJs(query: Float32Array, vectors: Float32Array, n: number, dim: number, out: Float32Array, first = 0): void {
   const dim4 = dim & ~3;
-  for (let slot = 0, base = 0; slot < n; slot++, base += dim) {
+  for (let i = 0, base = first * dim; i < n; i++, base += dim) {
     let s0 = 0;
     let s1 = 0;
     let s2 = 0;
@@ -270,7 +343,7 @@ function dotJs(query: Float32Array, vectors: Float32Array, n: number, dim: numbe
       s3 += query[j + 3]! * vectors[b + 3]!;
     }
     for (; j < dim; j++) s0 += query[j]! * vectors[base + j]!;
-    out[slot] = s0 + s1 + s2 + s3;
+    out[i] = s0 + s1 + s2 + s3;
   }
 }
 
@@ -288,35 +361,7 @@ function selectTop(scores: Float32Array, nos: Int32Array, n: number, k: number, 
     const no = nos[slot]!;
     if (size === k && !(score > hs[0]! || (score === hs[0]! && no < hn[0]!))) continue;
     if (accept !== undefined && !accept(no)) continue;
-    let i: number;
-    if (size < k) {
-      // Sift up from the new leaf while the parent is better than the newcomer.
-      i = size++;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        const ps = hs[p]!;
-        if (!(ps > score || (ps === score && hn[p]! < no))) break;
-        hs[i] = ps;
-        hn[i] = hn[p]!;
-        i = p;
-      }
-    } else {
-      // Replace the root and sift down while a child is worse than the newcomer.
-      i = 0;
-      for (;;) {
-        let c = 2 * i + 1;
-        if (c >= size) break;
-        const r = c + 1;
-        if (r < size && (hs[r]! < hs[c]! || (hs[r] === hs[c] && hn[r]! > hn[c]!))) c = r;
-        const cs = hs[c]!;
-        if (!(cs < score || (cs === score && hn[c]! > no))) break;
-        hs[i] = cs;
-        hn[i] = hn[c]!;
-        i = c;
-      }
-    }
-    hs[i] = score;
-    hn[i] = no;
+    size = heapPush(hs, hn, size, k, score, no);
   }
   const out: Scored[] = [];
   for (let i = 0; i < size; i++) out.push({ no: hn[i]!, score: hs[i]! });

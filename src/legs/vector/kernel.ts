@@ -16,6 +16,11 @@ export interface VectorKernelInstance {
    * `n` contiguous vectors starting at `basePtr`, to `outPtr`.
    */
   dot(queryPtr: number, basePtr: number, n: number, dim: number, outPtr: number): void;
+  /**
+   * Writes `n` exact i32 inner products of the i16 query at `queryPtr` against the `n` i8 vectors
+   * of `stride` bytes (a multiple of 16, zero-padded) starting at `basePtr`, to `outPtr`.
+   */
+  dotI8(queryPtr: number, basePtr: number, n: number, stride: number, outPtr: number): void;
 }
 
 /** A compiled kernel: cheap to instantiate many times, compiled once. */
@@ -94,10 +99,11 @@ function wrap(module: WebAssembly.Module): Loaded {
         const { exports } = new WebAssembly.Instance(module, {});
         const memory = exports['memory'];
         const dot = exports['dot'];
-        if (!(memory instanceof WebAssembly.Memory) || typeof dot !== 'function' || dot.length !== 5) {
+        const dotI8 = exports['dot_i8'];
+        if (!(memory instanceof WebAssembly.Memory) || typeof dot !== 'function' || dot.length !== 5 || typeof dotI8 !== 'function' || dotI8.length !== 5) {
           throw new TypeError('not the hybridmind vector kernel');
         }
-        return { memory, dot: dot as VectorKernelInstance['dot'] };
+        return { memory, dot: dot as VectorKernelInstance['dot'], dotI8: dotI8 as VectorKernelInstance['dotI8'] };
       },
     };
     kernel.instantiate();

@@ -6,6 +6,11 @@
 ;; index's memory never invalidates another's views. The JS side lays the memory out as
 ;; [query | vectors | scores] and grows it with `memory.grow`.
 ;;
+;; `dot_i8` is the first pass of the int8 scan: vectors quantized to i8, the query to i16, both
+;; padded with zeros to a multiple of 16 components, so the loop needs no scalar tail. Products
+;; are summed exactly in i32 (the JS side bounds the query's codes so no sum can overflow), and the
+;; few vectors whose bound could reach the top k are then re-scored exactly with `dot`.
+;;
 ;; All pointers are byte offsets. Loads are unaligned-safe (wasm allows any alignment), so `dim`
 ;; need not be a multiple of 4: a scalar loop handles the last `dim % 4` components.
 (module
@@ -84,6 +89,43 @@
 
         (f32.store (local.get $out) (local.get $s))
         (local.set $v (i32.add (local.get $v) (local.get $row)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (br_if $rows (i32.lt_u (local.get $out) (local.get $outEnd)))))
+  )
+
+  ;; out[i] = sum_j q[j] * v[i * stride + j]  for i in [0, n), as i32; q is i16, v is i8 and
+  ;; stride (bytes per vector) a positive multiple of 16.
+  (func (export "dot_i8")
+    (param $q i32) (param $v i32) (param $n i32) (param $stride i32) (param $out i32)
+    (local $j i32)
+    (local $qj i32)
+    (local $codes v128)
+    (local $a0 v128) (local $a1 v128)
+    (local $outEnd i32)
+
+    (local.set $outEnd (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (br_if $done (i32.le_s (local.get $n) (i32.const 0)))
+      (loop $rows
+        ;; Two accumulators, one per half of each 16-byte block, keep the adds independent.
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (loop $l16
+          (local.set $codes (v128.load (i32.add (local.get $v) (local.get $j))))
+          (local.set $qj (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 1))))
+          (local.set $a0 (i32x4.add (local.get $a0)
+            (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $codes)) (v128.load (local.get $qj)))))
+          (local.set $a1 (i32x4.add (local.get $a1)
+            (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $codes)) (v128.load offset=16 (local.get $qj)))))
+          (local.set $j (i32.add (local.get $j) (i32.const 16)))
+          (br_if $l16 (i32.lt_u (local.get $j) (local.get $stride))))
+
+        (local.set $a0 (i32x4.add (local.get $a0) (local.get $a1)))
+        (i32.store (local.get $out) (i32.add
+          (i32.add (i32x4.extract_lane 0 (local.get $a0)) (i32x4.extract_lane 1 (local.get $a0)))
+          (i32.add (i32x4.extract_lane 2 (local.get $a0)) (i32x4.extract_lane 3 (local.get $a0)))))
+        (local.set $v (i32.add (local.get $v) (local.get $stride)))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (br_if $rows (i32.lt_u (local.get $out) (local.get $outEnd)))))
   )

@@ -1,0 +1,167 @@
+/**
+ * The int8 first pass of the exact scan. Each vector `v` is kept as `scale · codes + e` (i8 codes,
+ * zero-padded to a multiple of 16), the query `q` as `qScale · qCodes + f` (i16 codes), and their
+ * exact integer inner product estimates `q·v`. The estimate is off by at most
+ *
+ *     |q·e| + |f·(scale · codes)| ≤ ‖q‖·‖e‖ + ‖f‖·‖scale · codes‖          (Cauchy–Schwarz)
+ *
+ * and the f32 score the full-precision scan would compute is itself within `(dim + 8)·2⁻²³·‖q‖·‖v‖`
+ * of `q·v`. Both terms are bounded per vector at insert time, so a vector whose estimate plus its
+ * bound cannot reach the k-th best estimate minus its bound is provably outside the exact top k,
+ * and only the rest are re-scored with the f32 kernel: the answer is the f32 scan's, bit for bit.
+ */
+import { heapPush } from '../../util/top-heap.js';
+
+/** Fields of a vector's bound, `META` doubles per slot. */
+export const META = 3;
+const SCALE = 0;
+/** Coefficient of ‖q‖: ‖e‖ plus the f32 rounding allowance. */
+const QUERY_TERM = 1;
+/** Coefficient of ‖f‖: ‖scale · codes‖. (`candidates` reads the three at these fixed offsets.) */
+const CODE_TERM = 2;
+const CODE_MAX = 127;
+const I32_MAX = 0x7fff_ffff;
+/** Covers the rounding of the bound's own f64 arithmetic, far below the f32 allowance. */
+const INFLATE = 1 + 2 ** -20;
+
+/** Bytes per quantized vector: `dim` rounded up to the kernel's 16-byte blocks. */
+export function strideOf(dim: number): number {
+  return (dim + 15) & ~15;
+}
+
+/**
+ * Writes the i8 codes of `v` at `codes[at…at+stride)` and its bound into `meta` at `slot`. A vector
+ * with a non-finite component gets an infinite bound, so every search re-scores it exactly.
+ */
+export function quantizeVector(v: Float32Array, codes: Int8Array, at: number, stride: number, meta: Float64Array, slot: number): void {
+  const dim = v.length;
+  let max = 0;
+  let finite = true;
+  for (let i = 0; i < dim; i++) {
+    const x = v[i]!;
+    if (!Number.isFinite(x)) finite = false;
+    else if (Math.abs(x) > max) max = Math.abs(x);
+  }
+  codes.fill(0, at, at + stride);
+  const m = slot * META;
+  if (!finite) {
+    meta[m + SCALE] = 0;
+    meta[m + QUERY_TERM] = Infinity;
+    meta[m + CODE_TERM] = 0;
+    return;
+  }
+  const scale = max / CODE_MAX;
+  let error = 0;
+  let coded = 0;
+  let norm = 0;
+  for (let i = 0; i < dim; i++) {
+    const x = v[i]!;
+    const c = scale === 0 ? 0 : Math.max(-CODE_MAX, Math.min(CODE_MAX, Math.round(x / scale)));
+    codes[at + i] = c;
+    const back = scale * c;
+    error += (x - back) ** 2;
+    coded += back * back;
+    norm += x * x;
+  }
+  meta[m + SCALE] = scale;
+  meta[m + QUERY_TERM] = (Math.sqrt(error) + (dim + 8) * 2 ** -23 * Math.sqrt(norm)) * INFLATE;
+  meta[m + CODE_TERM] = Math.sqrt(coded) * INFLATE;
+}
+
+/** A quantized query: its scale and the norms its bound needs; null when the int8 pass cannot help. */
+export interface QueryCodes {
+  scale: number;
+  norm: number;
+  errorNorm: number;
+}
+
+/**
+ * Writes the i16 codes of `q` into `codes` (length `stride`). The code range is cut so that no
+ * exact i32 sum over `stride` products with i8 codes can overflow. Returns null for a query with
+ * a non-finite component or no length, which the full f32 scan handles.
+ */
+export function quantizeQuery(q: Float32Array, codes: Int16Array, stride: number): QueryCodes | null {
+  const range = Math.min(32_767, Math.floor(I32_MAX / (stride * CODE_MAX)));
+  let max = 0;
+  for (let i = 0; i < q.length; i++) {
+    const x = q[i]!;
+    if (!Number.isFinite(x)) return null;
+    if (Math.abs(x) > max) max = Math.abs(x);
+  }
+  if (max === 0) return null;
+  const scale = max / range;
+  codes.fill(0);
+  let norm = 0;
+  let error = 0;
+  for (let i = 0; i < q.length; i++) {
+    const x = q[i]!;
+    const c = Math.max(-range, Math.min(range, Math.round(x / scale)));
+    codes[i] = c;
+    norm += x * x;
+    error += (x - scale * c) ** 2;
+  }
+  return { scale, norm: Math.sqrt(norm) * INFLATE, errorNorm: Math.sqrt(error) * INFLATE };
+}
+
+/**
+ * The plain-JavaScript `dot_i8`. Every partial sum is an integer below 2³¹ (see `quantizeQuery`),
+ * so `| 0` only tells the engine to stay in int32 arithmetic; it never wraps.
+ */
+export function dotI8Js(query: Int16Array, codes: Int8Array, n: number, stride: number, out: Int32Array): void {
+  for (let slot = 0, base = 0; slot < n; slot++, base += stride) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let j = 0; j < stride; j += 4) {
+      const b = base + j;
+      s0 = (s0 + query[j]! * codes[b]!) | 0;
+      s1 = (s1 + query[j + 1]! * codes[b + 1]!) | 0;
+      s2 = (s2 + query[j + 2]! * codes[b + 2]!) | 0;
+      s3 = (s3 + query[j + 3]! * codes[b + 3]!) | 0;
+    }
+    out[slot] = (s0 + s1 + s2 + s3) | 0;
+  }
+}
+
+/**
+ * Raises `ceiling` (the largest bound terms of any vector so far, `[‖q‖ term, ‖f‖ term]`) to cover
+ * the vector at `slot`, so `candidates` can drop most vectors without reading their own bounds.
+ */
+export function raiseCeiling(ceiling: Float64Array, meta: Float64Array, slot: number): void {
+  ceiling[0] = Math.max(ceiling[0]!, meta[slot * META + QUERY_TERM]!);
+  ceiling[1] = Math.max(ceiling[1]!, meta[slot * META + CODE_TERM]!);
+}
+
+/**
+ * Slots that may hold one of the exact top `k` accepted vectors, from the integer inner products
+ * `dots`: the k-th largest lower bound among accepted slots is the bar, and every slot whose upper
+ * bound reaches it is kept. One pass: the bar only rises, so a slot below the bar when it is met
+ * stays below it. Returns null when fewer than `k` slots are accepted (every accepted slot is in).
+ */
+export function candidates(dots: Int32Array, meta: Float64Array, ceiling: Float64Array, n: number, k: number, query: QueryCodes, nos: Int32Array, accept: ((no: number) => boolean) | undefined): number[] | null {
+  const { scale, norm, errorNorm } = query;
+  const widest = norm * ceiling[0]! + errorNorm * ceiling[1]!;
+  const heap = new Float64Array(k);
+  const slotsOfLows = new Int32Array(k);
+  let size = 0;
+  const kept: number[] = [];
+  const highs: number[] = [];
+  for (let slot = 0, m = 0; slot < n; slot++, m += META) {
+    const estimate = scale * meta[m]! * dots[slot]!;
+    // Even the widest bound cannot reach the bar: neither kept nor a lower bound that counts.
+    if (size === k && estimate + widest < heap[0]!) continue;
+    const bound = norm * meta[m + 1]! + errorNorm * meta[m + 2]!;
+    const high = estimate + bound;
+    if (size === k && !(high >= heap[0]!)) continue;
+    kept.push(slot);
+    highs.push(high);
+    const low = estimate - bound;
+    if (size === k && !(low > heap[0]!)) continue;
+    if (accept !== undefined && !accept(nos[slot]!)) continue;
+    size = heapPush(heap, slotsOfLows, size, k, low, slot);
+  }
+  if (size < k) return null;
+  const bar = heap[0]!;
+  return kept.filter((_, i) => highs[i]! >= bar);
+}

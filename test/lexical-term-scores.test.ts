@@ -1,0 +1,63 @@
+import MiniSearch from 'minisearch';
+import { describe, expect, it } from 'vitest';
+import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
+import { forEachTermScore } from '../src/legs/lexical/term-scores.js';
+import { isCompound, queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
+import { rng } from './support/random.js';
+
+const WORDS = ['deploy', 'rollback', 'ADR-007', 'postgres', 'cache', 'the', 'latency', '#4821', 'v1.2.3', 'queue', 'retry', 'Caroline', 'budget', 'index'];
+
+/** Texts of varied length (BM25 normalises by it) with repeated terms (term frequency > 1). */
+function texts(count: number, seed: number): string[] {
+  const next = rng(seed);
+  return Array.from({ length: count }, () => Array.from({ length: 3 + Math.floor(next() * 25) }, () => WORDS[Math.floor(next() * WORDS.length)]!).join(' '));
+}
+
+describe('forEachTermScore', () => {
+  it('gives every document the score minisearch\'s own search gives it, after adds and removes', () => {
+    const identity = (t: string) => t;
+    const params = { k: 1.2, b: 0.7, d: 0.5 };
+    const mini = new MiniSearch<{ no: number; text: string }>({ idField: 'no', fields: ['text'], storeFields: ['text'], tokenize, processTerm: identity });
+    const corpus = texts(400, 21);
+    corpus.forEach((text, no) => mini.add({ no, text }));
+    for (let no = 0; no < 400; no += 7) mini.remove({ no, text: corpus[no]! });
+    for (const term of new Set(corpus.flatMap((t) => queryTerms(t)))) {
+      for (const boost of [1, 2]) {
+        const expected = new Map(mini.search(term, { tokenize: () => [term], processTerm: identity, bm25: params, boostTerm: () => boost, prefix: false, fuzzy: false }).map((r) => [r.id as number, r.score]));
+        const got = new Map<number, number>();
+        forEachTermScore(mini, 'text', term, boost, params, (id, score) => got.set(id, score));
+        expect(got.size).toBeGreaterThan(0);
+        expect(got).toEqual(expected);
+      }
+    }
+    forEachTermScore(mini, 'text', 'absent', 1, params, () => {
+      throw new Error('a term no document holds has no postings');
+    });
+  });
+
+  it('leaves Bm25Index answers exactly as summing minisearch\'s own per-term searches gave them', () => {
+    const identity = (t: string) => t;
+    const index = new Bm25Index();
+    const mini = new MiniSearch<{ no: number; text: string }>({ idField: 'no', fields: ['text'], storeFields: ['text'], tokenize, processTerm: identity });
+    const corpus = texts(300, 5);
+    corpus.forEach((text, no) => {
+      index.add(no, text);
+      mini.add({ no, text });
+    });
+    const accept = (no: number) => no % 3 !== 0;
+    for (const query of ['deploy rollback ADR-007 cache', 'the #4821 retry', 'Caroline v1.2.3 budget index queue', 'nothing here']) {
+      const combined = new Map<number, { score: number; terms: string[] }>();
+      for (const term of queryTerms(query)) {
+        const boostTerm = () => (isCompound(term) ? 2 : 1);
+        for (const r of mini.search(term, { tokenize: () => [term], processTerm: identity, bm25: { k: 1.2, b: 0.7, d: 0.5 }, boostTerm, prefix: false, fuzzy: false, filter: (r) => accept(r.id as number) })) {
+          const c = combined.get(r.id as number) ?? { score: 0, terms: [] };
+          c.score += r.score;
+          c.terms.push(term);
+          combined.set(r.id as number, c);
+        }
+      }
+      const expected = [...combined].map(([no, c]) => ({ no, score: c.score * c.terms.length, matched: c.terms })).sort((a, b) => b.score - a.score || a.no - b.no).slice(0, 20);
+      expect(index.search(query, 20, accept)).toEqual(expected);
+    }
+  });
+});

@@ -1,0 +1,140 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
+import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
+import { dotI8Js, META, quantizeQuery, quantizeVector, strideOf } from '../src/legs/vector/quantize.js';
+import { rng } from './support/random.js';
+
+let kernel: VectorKernel;
+beforeAll(async () => {
+  const loaded = await loadVectorKernel();
+  if (loaded === null) throw new Error('the SIMD kernel must load in Node 20');
+  kernel = loaded;
+});
+
+function gaussian(next: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+}
+
+function unit(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  for (let i = 0; i < v.length; i++) v[i] = v[i]! / Math.sqrt(norm);
+  return v;
+}
+
+/**
+ * Clustered unit vectors like real embeddings (many near-equal scores around the cut), plus exact
+ * duplicates (equal scores, decided by the smaller no), a zero vector and a non-finite one.
+ */
+function corpus(dim: number, n: number, seed: number): { vectors: Float32Array[]; queries: Float32Array[] } {
+  const next = rng(seed);
+  const centres = Array.from({ length: 8 }, () => unit(Float32Array.from({ length: dim }, () => gaussian(next))));
+  const vectors: Float32Array[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = centres[i % centres.length]!;
+    vectors.push(i % 17 === 5 ? vectors[i - 1]!.slice() : unit(c.map((x) => x + gaussian(next) * 0.05)));
+  }
+  vectors[3] = new Float32Array(dim);
+  vectors[9] = vectors[9]!.slice();
+  vectors[9][0] = Number.NaN;
+  const queries = Array.from({ length: 30 }, (_, q) => unit(centres[q % centres.length]!.map((x) => x + gaussian(next) * 0.03)));
+  return { vectors, queries };
+}
+
+const paths = [
+  { name: 'wasm', make: (dim: number) => new FlatVectorIndex(dim, kernel, { capacity: 16 }) },
+  { name: 'js', make: (dim: number) => new FlatVectorIndex(dim, null, { capacity: 16 }) },
+] as const;
+
+describe.each(paths)('the int8 scan with f32 re-scoring ($name)', ({ make }) => {
+  // k ≥ size takes the full f32 scan, so search(q, size) is the exact ranking to compare with.
+  it.each([384, 37, 16, 3])('returns the f32 scan\'s top k, scores and order identical, at dim %i', (dim) => {
+    const { vectors, queries } = corpus(dim, 600, dim);
+    const index = make(dim);
+    vectors.forEach((v, no) => index.add(no * 3, v));
+    for (const no of [30, 300, 1500]) index.remove(no);
+    index.add(9, vectors[40]!);
+    for (const query of queries) {
+      const exact = index.search(query, index.size);
+      for (const k of [1, 10, 50]) expect(index.search(query, k)).toEqual(exact.slice(0, k));
+      const accept = (no: number) => no % 2 === 0;
+      expect(index.search(query, 10, accept)).toEqual(exact.filter((h) => accept(h.no)).slice(0, 10));
+    }
+  });
+
+  it('keeps the result exact when fewer than k vectors are accepted', () => {
+    const { vectors, queries } = corpus(24, 100, 5);
+    const index = make(24);
+    vectors.forEach((v, no) => index.add(no, v));
+    const accept = (no: number) => no < 4;
+    expect(index.search(queries[0]!, 10, accept)).toEqual(index.search(queries[0]!, 100).filter((h) => h.no < 4));
+  });
+
+  it('answers the same after a save and load', () => {
+    const { vectors, queries } = corpus(48, 300, 11);
+    const index = make(48);
+    vectors.forEach((v, no) => index.add(no, v));
+    const loaded = FlatVectorIndex.load(index.save(), index.kind === 'flat-js' ? null : kernel);
+    for (const query of queries.slice(0, 5)) expect(loaded.search(query, 10)).toEqual(index.search(query, 10));
+  });
+});
+
+describe('the int8 kernel', () => {
+  it('computes the same exact integer sums in wasm and in JavaScript', () => {
+    const next = rng(3);
+    for (const dim of [16, 384, 1000]) {
+      const stride = strideOf(dim);
+      const n = 40;
+      const instance = kernel.instantiate();
+      instance.memory.grow(2);
+      const queryPtr = 0;
+      const codesPtr = 8192;
+      const outPtr = codesPtr + n * stride;
+      const codes = new Int8Array(instance.memory.buffer, codesPtr, n * stride);
+      for (let i = 0; i < codes.length; i++) codes[i] = i % stride < dim ? Math.floor(next() * 255) - 127 : 0;
+      // Extreme codes too: the query range is what keeps the sums inside i32.
+      codes.fill(127, 0, dim);
+      const q = Float32Array.from({ length: dim }, () => next() * 2 - 1);
+      q[0] = 1;
+      const query = new Int16Array(instance.memory.buffer, queryPtr, stride);
+      expect(quantizeQuery(q, query, stride)).not.toBeNull();
+      instance.dotI8(queryPtr, codesPtr, n, stride, outPtr);
+      const wasm = Int32Array.from(new Int32Array(instance.memory.buffer, outPtr, n));
+      const js = new Int32Array(n);
+      dotI8Js(Int16Array.from(query), Int8Array.from(codes), n, stride, js);
+      expect(js).toEqual(wasm);
+      for (let slot = 0; slot < n; slot++) {
+        let sum = 0;
+        for (let j = 0; j < stride; j++) sum += query[j]! * codes[slot * stride + j]!;
+        expect(wasm[slot]).toBe(sum);
+      }
+    }
+  });
+
+  it('bounds the gap between the estimate and the f32 score', () => {
+    const dim = 384;
+    const stride = strideOf(dim);
+    const { vectors, queries } = corpus(dim, 200, 9);
+    const codes = new Int8Array(vectors.length * stride);
+    const meta = new Float64Array(vectors.length * META);
+    vectors.forEach((v, slot) => quantizeVector(v, codes, slot * stride, stride, meta, slot));
+    const query16 = new Int16Array(stride);
+    for (const q of queries) {
+      const coded = quantizeQuery(q, query16, stride)!;
+      vectors.forEach((v, slot) => {
+        if (slot === 9) return; // the non-finite vector: its bound is infinite
+        let sum = 0;
+        let exact = 0;
+        for (let j = 0; j < stride; j++) sum += query16[j]! * codes[slot * stride + j]!;
+        for (let j = 0; j < dim; j++) exact += q[j]! * v[j]!;
+        const m = slot * META;
+        const estimate = coded.scale * meta[m]! * sum;
+        const bound = coded.norm * meta[m + 1]! + coded.errorNorm * meta[m + 2]!;
+        expect(Math.abs(Math.fround(exact) - estimate)).toBeLessThanOrEqual(bound);
+        // Tight enough to rule most of a store out (a loose bound would re-score everything).
+        expect(bound).toBeLessThan(0.02);
+      });
+      expect(meta[9 * META + 1]).toBe(Infinity);
+    }
+  });
+});
