@@ -121,15 +121,16 @@ export function ratioGuard(method: string, name: string, limits: RatioLimits): (
 }
 
 /**
- * Inflates `data` in steps of at most `INFLATE_CHUNK` input bytes (the first step `first`), handing
- * each output chunk to `sink` with the input consumed so far. The one loop the reader and the
- * writer's self-check share, so both see the same prefixes.
+ * Inflates `data` in steps of at most `INFLATE_CHUNK` input bytes, handing each output chunk to
+ * `sink` with the input consumed so far. The one loop the reader and the writer's self-check
+ * share, so both see the same prefixes. The first step is small, so a head check runs before a
+ * highly compressed stream has produced much.
  */
-export function inflateSteps(data: Uint8Array, sink: (chunk: Uint8Array, consumed: number) => void, first = INFLATE_CHUNK): void {
+export function inflateSteps(data: Uint8Array, sink: (chunk: Uint8Array, consumed: number) => void): void {
   let consumed = 0;
   const inflater = new Inflate((chunk) => sink(chunk, consumed));
   if (data.length === 0) inflater.push(data, true);
-  for (let at = 0, step = first; at < data.length; at += step, step = INFLATE_CHUNK) {
+  for (let at = 0, step = FIRST_CHUNK; at < data.length; at += step, step = INFLATE_CHUNK) {
     consumed = Math.min(at + step, data.length);
     inflater.push(data.subarray(at, at + step), at + step >= data.length);
   }
@@ -169,8 +170,7 @@ export function inflateEntry(
     guard(written, consumed);
   };
   try {
-    // A small first step, so a head check runs before a highly compressed stream has produced much.
-    inflateSteps(data, sink, head ? FIRST_CHUNK : INFLATE_CHUNK);
+    inflateSteps(data, sink);
   } catch (cause) {
     if (cause instanceof HybridMindError) throw cause;
     throw corrupt(method, `entry ${JSON.stringify(entry.name)} does not inflate: ${messageOf(cause)}`, cause);
