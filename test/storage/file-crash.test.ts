@@ -62,7 +62,7 @@ describe('file store under kill -9', () => {
     } finally {
       await mem.close();
     }
-  }, 360_000);
+  }, 600_000);
 
   it(`leaves a whole snapshot (never a torn one) and no stale temp file over ${KILLS} seeded kills during export`, async () => {
     const path = join(dir, 'export', 'memory.db');
