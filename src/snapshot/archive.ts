@@ -27,7 +27,7 @@ export async function readArchive(method: string, bytes: unknown, limits: Resolv
   const missing = [...ENTRY_NAMES].filter((name) => !byName.has(name));
   if (missing.length > 0) throw corrupt(method, `the archive lacks ${missing.join(', ')}`);
 
-  const manifest = parseManifest(method, inflateEntry(method, zip, byName.get(MANIFEST)!));
+  const manifest = parseManifest(method, inflateEntry(method, zip, byName.get(MANIFEST)!, limits));
   // Cheap before expensive: the sizes the directory declares must be the manifest's before anything else is inflated.
   for (const part of manifest.parts) {
     const declared = byName.get(part.name)!.size;
@@ -36,7 +36,7 @@ export async function readArchive(method: string, bytes: unknown, limits: Resolv
   checkDeclaredSizes(method, manifest);
   const parts = {} as Record<PartName, Uint8Array>;
   for (const part of manifest.parts) {
-    const data = inflateEntry(method, zip, byName.get(part.name)!, part.name === 'store.db' ? storeDbHead(method, part.bytes) : undefined);
+    const data = inflateEntry(method, zip, byName.get(part.name)!, limits, part.name === 'store.db' ? storeDbHead(method, part.bytes) : undefined);
     const digest = await sha256Hex(method, data);
     if (digest !== part.sha256) throw corrupt(method, `checksum mismatch in ${part.name}: the manifest says sha256 ${part.sha256}, the content hashes to ${digest}`);
     parts[part.name] = data;

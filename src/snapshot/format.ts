@@ -49,9 +49,13 @@ export interface SnapshotManifest {
 export interface SnapshotLimits {
   /** Sum of the entries' uncompressed sizes, declared and actual. Default 1 GiB. */
   maxTotalBytes?: number;
-  /** Largest uncompressed/compressed ratio of a deflated entry larger than `ratioFloorBytes`. Default 200. */
+  /**
+   * Largest uncompressed/compressed ratio of a deflated entry, declared and while inflating (output
+   * so far over input consumed so far, once `ratioFloorBytes` have come out). Default 100, Apache
+   * POI's; exports never pass it (a part that would is written stored).
+   */
   maxRatio?: number;
-  /** Entries up to this uncompressed size are exempt from `maxRatio` (tiny entries compress oddly). Default 1 MiB. */
+  /** Entries up to this uncompressed size, and the first this many bytes of any entry, are exempt from `maxRatio`. Default 1 MiB. */
   ratioFloorBytes?: number;
   /** Largest manifest.json. Default 1 MiB. */
   maxManifestBytes?: number;
@@ -61,7 +65,7 @@ export type ResolvedLimits = Required<SnapshotLimits>;
 
 export const SNAPSHOT_LIMITS: Readonly<ResolvedLimits> = Object.freeze({
   maxTotalBytes: 1024 * 1024 * 1024,
-  maxRatio: 200,
+  maxRatio: 100,
   ratioFloorBytes: 1024 * 1024,
   maxManifestBytes: 1024 * 1024,
 });

@@ -2,7 +2,7 @@
  * Node-only: snapshot files and a backup directory on the local file system. Kept apart (and
  * loaded lazily by `SnapshotBackups.inDirectory`) so browser bundles never pull in node:fs.
  */
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { HybridMindError, invalid, messageOf } from '../errors.js';
 import { HybridMemory, type ImportSnapshotOptions } from '../hybrid-memory.js';
@@ -15,8 +15,13 @@ function storageError(method: string, what: string, cause: unknown): HybridMindE
 /** Temp files this process is writing now; the cleanup leaves them alone. */
 const writing = new Set<string>();
 
-/** `.<file>.<pid>-<random>.tmp`: the writer's pid tells a live write from one a crash left behind. */
-const TEMP = /^(\d+)-[a-z0-9]+\.tmp$/;
+/**
+ * `.<file>.<pid>-<random>.tmp`: the writer's pid tells a live write from one a crash left behind.
+ * Versions before that wrote `.<file>.<random>.tmp`, which says nothing of its writer.
+ */
+const TEMP = /^\.(.+)\.(?:(\d+)-[a-z0-9]+|([a-z0-9]+))\.tmp$/;
+/** An unowned old-style temp older than this is stale: a save takes seconds, not a minute. */
+const OLD_TEMP_AGE_MS = 60_000;
 
 function isAlive(pid: number): boolean {
   try {
@@ -28,12 +33,13 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * Removes the temp files of `path` that no live write owns: a process killed between creating its
- * temp file and renaming it leaves one behind, and nothing else would ever remove it.
+ * Removes the temp files in `dir` that no live write owns — of the file `target`, or of any
+ * `.mind.zip` when no target is given (a backup directory, where each backup has its own name and
+ * a temp killed midway would otherwise never meet a later save of the same name). A process
+ * killed between creating its temp file and renaming it leaves one behind, and nothing else would
+ * ever remove it.
  */
-export async function removeStaleTemps(path: string): Promise<void> {
-  const dir = dirname(path);
-  const prefix = `.${basename(path)}.`;
+export async function removeStaleTemps(dir: string, target?: string): Promise<void> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -41,11 +47,20 @@ export async function removeStaleTemps(path: string): Promise<void> {
     return;
   }
   for (const name of names) {
-    const match = name.startsWith(prefix) ? TEMP.exec(name.slice(prefix.length)) : null;
+    const match = TEMP.exec(name);
     const full = join(dir, name);
-    if (!match || writing.has(full)) continue;
-    const pid = Number(match[1]);
-    if (pid === process.pid || !isAlive(pid)) await rm(full, { force: true }).catch(() => undefined);
+    if (!match || writing.has(full) || (target === undefined ? !match[1]!.endsWith('.mind.zip') : match[1] !== target)) continue;
+    if (match[2] !== undefined ? isStale(Number(match[2])) : await isOld(full)) await rm(full, { force: true }).catch(() => undefined);
+  }
+}
+
+const isStale = (pid: number): boolean => pid === process.pid || !isAlive(pid);
+
+async function isOld(path: string): Promise<boolean> {
+  try {
+    return Date.now() - (await stat(path)).mtimeMs > OLD_TEMP_AGE_MS;
+  } catch {
+    return false;
   }
 }
 
@@ -55,7 +70,7 @@ export async function removeStaleTemps(path: string): Promise<void> {
  * an earlier, killed write left behind are removed first.
  */
 export async function writeFileAtomic(path: string, bytes: Uint8Array, method = 'writeFileAtomic'): Promise<void> {
-  await removeStaleTemps(path);
+  await removeStaleTemps(dirname(path), basename(path));
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
   writing.add(temp);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
@@ -95,7 +110,7 @@ export async function saveSnapshotFile(mem: HybridMemory, path: string): Promise
 /** Opens the `.mind.zip` at `path` as a new in-memory store (validated like `HybridMemory.importSnapshot`). */
 export async function loadSnapshotFile(path: string, options: ImportSnapshotOptions = {}): Promise<HybridMemory> {
   if (typeof path !== 'string' || path === '') throw invalid('loadSnapshotFile', 'path must be a non-empty string', path);
-  await removeStaleTemps(path);
+  await removeStaleTemps(dirname(path), basename(path));
   let bytes: Uint8Array;
   try {
     bytes = await readFile(path);
@@ -114,7 +129,9 @@ export class DirectoryBackupStore implements BackupStore {
     this.directory = directory;
   }
 
+  /** The directory's files; listing first removes the temps of writes killed midway, so opening the backups cleans them. */
   async list(): Promise<string[]> {
+    await removeStaleTemps(this.directory);
     try {
       return (await readdir(this.directory, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
     } catch (cause) {

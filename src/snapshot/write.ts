@@ -1,4 +1,4 @@
-import { zipSync, type DeflateOptions, type Zippable } from 'fflate';
+import { deflateSync, zipSync, type DeflateOptions, type Zippable } from 'fflate';
 import { HybridMindError } from '../errors.js';
 import { TOKENIZER_VERSION } from '../legs/lexical/tokenizer.js';
 import type { Repository } from '../storage/repository.js';
@@ -6,12 +6,13 @@ import { SCHEMA_VERSION } from '../storage/schema.js';
 import { VERSION } from '../version.js';
 import { readContent } from './content.js';
 import {
-  FORMAT_MAJOR, FORMAT_MINOR, MANIFEST, PART_NAMES, SNAPSHOT_FORMAT, type PartName, type SnapshotManifest,
+  FORMAT_MAJOR, FORMAT_MINOR, MANIFEST, PART_NAMES, SNAPSHOT_FORMAT, SNAPSHOT_LIMITS, type PartName, type SnapshotManifest,
 } from './format.js';
 import { encodeBm25 } from './part-bm25.js';
 import { encodeGraph } from './part-graph.js';
 import { encodeVectors } from './part-vectors.js';
 import { sha256Hex } from './sha256.js';
+import { inflateSteps, ratioGuard } from './zip-read.js';
 
 /**
  * Deflate level per entry. Text parts: 6, fflate's default balance. store.db: 1, because its
@@ -61,6 +62,27 @@ export async function writeSnapshot(method: string, repo: Repository, createdAtM
   for (const name of PART_NAMES) manifest.parts.push({ name, bytes: parts[name].byteLength, sha256: await sha256Hex(method, parts[name]) });
 
   const files: Zippable = { [MANIFEST]: [new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`), { level: MANIFEST_LEVEL }] };
-  for (const name of PART_NAMES) files[name] = [parts[name], { level: LEVELS[name] }];
+  for (const name of PART_NAMES) files[name] = [parts[name], { level: levelFor(method, name, parts[name]) }];
   return zipSync(files, { mtime: Math.min(Math.max(createdAt, MIN_MTIME), MAX_MTIME) });
+}
+
+/**
+ * A part whose deflated stream a reader with the default limits would refuse as a possible bomb
+ * (highly repetitive text can pass `maxRatio`, overall or in a prefix) is stored instead: every
+ * export must import with the default limits. The check inflates the exact stream `zipSync` will
+ * write (same fflate, same level) through the reader's own guard; parts under the grace amount are
+ * never judged, so they are not compressed twice.
+ */
+function levelFor(method: string, name: PartName, data: Uint8Array): NonNullable<DeflateOptions['level']> {
+  const level = LEVELS[name];
+  if (level === 0 || data.byteLength <= SNAPSHOT_LIMITS.ratioFloorBytes) return level;
+  const guard = ratioGuard(method, name, SNAPSHOT_LIMITS);
+  let inflated = 0;
+  try {
+    inflateSteps(deflateSync(data, { level }), (chunk, consumed) => guard((inflated += chunk.length), consumed));
+  } catch (error) {
+    if (error instanceof HybridMindError) return 0;
+    throw error;
+  }
+  return level;
 }

@@ -1,7 +1,8 @@
 /**
  * A deliberately strict ZIP reader. It trusts nothing in the archive: the central directory is
  * read and every entry checked (name, method, declared sizes, ratio, overlap) before a single
- * byte is inflated, and inflation stops the moment an entry produces more than it declared.
+ * byte is inflated, and inflation stops the moment an entry produces more than it declared or
+ * its running ratio passes the limit (`ratioGuard`).
  * fflate does the DEFLATE decoding; the container is parsed here so that every check sees the
  * raw fields (fflate's `unzipSync` keys entries by name, hiding duplicates, and inflates into a
  * buffer of the declared size, silently dropping any excess it still spends time decoding).
@@ -33,6 +34,8 @@ const MAX_ENTRIES = 64;
 const INFLATE_CHUNK = 16 * 1024;
 /** Input of the first step when the head is judged: at most ~260 KiB of output before the check. */
 const FIRST_CHUNK = 256;
+
+export type RatioLimits = Pick<ResolvedLimits, 'maxRatio' | 'ratioFloorBytes'>;
 
 const u16 = (b: Uint8Array, at: number): number => b[at]! | (b[at + 1]! << 8);
 const u32 = (b: Uint8Array, at: number): number => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
@@ -97,21 +100,66 @@ export function readDirectory(
 }
 
 /**
- * The entry's bytes, streamed through the inflater with its declared size as a hard ceiling: the
- * only buffer is the declared size, and output past it stops the inflater at once. `head`, if
- * given, judges the first `head.bytes` bytes as soon as they exist, so content that is wrong from
- * its first bytes is refused without inflating the rest.
+ * Apache POI's ZipSecureFile rule, applied while inflating: once `ratioFloorBytes` have come out,
+ * output over input consumed so far may not pass `maxRatio`. The declared sizes bound the whole
+ * entry; this bounds every prefix of it, so a stream that front-loads its expansion (a dense bomb
+ * followed by incompressible filler to make the declared ratio look honest) stops after about
+ * `maxRatio` × the bytes it has consumed rather than after its declared size. The writer runs the
+ * same guard over its own output (`write.ts`), so an export never trips it.
  */
-export function inflateEntry(method: string, zip: Uint8Array, entry: ZipEntry, head?: { bytes: number; check: (head: Uint8Array) => void }): Uint8Array {
+export function ratioGuard(method: string, name: string, limits: RatioLimits): (inflated: number, consumed: number) => void {
+  return (inflated, consumed) => {
+    if (inflated <= limits.ratioFloorBytes) return;
+    const ratio = inflated / Math.max(consumed, 1);
+    if (ratio > limits.maxRatio) {
+      throw corrupt(
+        method,
+        `entry ${JSON.stringify(name)} inflated ${inflated} bytes from its first ${consumed} compressed bytes, a ratio of ${ratio.toFixed(1)} over the limit of ${limits.maxRatio} (limits.maxRatio); refusing a possible zip bomb (raise limits.maxRatio for an archive you trust)`,
+      );
+    }
+  };
+}
+
+/**
+ * Inflates `data` in steps of at most `INFLATE_CHUNK` input bytes, handing each output chunk to
+ * `sink` with the input consumed so far. The one loop the reader and the writer's self-check
+ * share, so both see the same prefixes. The first step is small, so a head check runs before a
+ * highly compressed stream has produced much.
+ */
+export function inflateSteps(data: Uint8Array, sink: (chunk: Uint8Array, consumed: number) => void): void {
+  let consumed = 0;
+  const inflater = new Inflate((chunk) => sink(chunk, consumed));
+  if (data.length === 0) inflater.push(data, true);
+  for (let at = 0, step = FIRST_CHUNK; at < data.length; at += step, step = INFLATE_CHUNK) {
+    consumed = Math.min(at + step, data.length);
+    inflater.push(data.subarray(at, at + step), at + step >= data.length);
+  }
+}
+
+/**
+ * The entry's bytes, streamed through the inflater with its declared size as a hard ceiling and
+ * `ratioGuard` on every prefix: the only buffer is the declared size, and output past it or
+ * over the ratio stops the inflater at once. `head`, if given, judges the first `head.bytes` bytes
+ * as soon as they exist, so content that is wrong from its first bytes is refused without
+ * inflating the rest.
+ */
+export function inflateEntry(
+  method: string,
+  zip: Uint8Array,
+  entry: ZipEntry,
+  limits: RatioLimits,
+  head?: { bytes: number; check: (head: Uint8Array) => void },
+): Uint8Array {
   const data = zip.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);
   if (entry.method === 0) {
     head?.check(data.subarray(0, head.bytes));
     return new Uint8Array(data);
   }
   const out = new Uint8Array(entry.size);
+  const guard = ratioGuard(method, entry.name, limits);
   let written = 0;
   let judged = head === undefined;
-  const inflater = new Inflate((chunk) => {
+  const sink = (chunk: Uint8Array, consumed: number) => {
     if (written + chunk.length > entry.size) throw corrupt(method, `entry ${JSON.stringify(entry.name)} inflates past its declared ${entry.size} bytes`);
     out.set(chunk, written);
     written += chunk.length;
@@ -119,13 +167,10 @@ export function inflateEntry(method: string, zip: Uint8Array, entry: ZipEntry, h
       judged = true;
       head!.check(out.subarray(0, head!.bytes));
     }
-  });
+    guard(written, consumed);
+  };
   try {
-    if (data.length === 0) inflater.push(data, true);
-    // A small first step, so a head check runs before a highly compressed stream has produced much.
-    for (let at = 0, step = head ? FIRST_CHUNK : INFLATE_CHUNK; at < data.length; at += step, step = INFLATE_CHUNK) {
-      inflater.push(data.subarray(at, at + step), at + step >= data.length);
-    }
+    inflateSteps(data, sink);
   } catch (cause) {
     if (cause instanceof HybridMindError) throw cause;
     throw corrupt(method, `entry ${JSON.stringify(entry.name)} does not inflate: ${messageOf(cause)}`, cause);

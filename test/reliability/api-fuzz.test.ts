@@ -70,9 +70,14 @@ const recallOptions = fc.oneof(
 const query = fc.oneof({ weight: 4, arbitrary: fc.lorem({ maxCount: 5 }) }, { weight: 2, arbitrary: hostileString }, { weight: 1, arbitrary: anyValue });
 const traceOptions = fc.oneof(fc.record({ depth: fc.oneof(fc.integer({ min: -1, max: 4 }), anyValue), direction: fc.oneof(fc.constantFrom('out', 'in', 'both'), anyValue), edgeTypes: fc.oneof(fc.array(edgeType, { maxLength: 2 }), anyValue) }, { requiredKeys: [] }), anyValue);
 
+const listOptions = fc.oneof(
+  fc.record({ offset: fc.oneof(fc.integer({ min: -1, max: 8 }), anyValue), limit: fc.oneof(fc.integer({ min: 0, max: 1001 }), anyValue), kind: label, domain: label, idPrefix: fc.oneof(fc.constantFrom('a', 'b', ''), hostileString) }, { requiredKeys: [] }),
+  anyValue,
+);
+
 type Call =
   | { m: 'store'; input: unknown } | { m: 'storeMany'; inputs: unknown } | { m: 'update'; id: unknown; patch: unknown }
-  | { m: 'forget'; id: unknown } | { m: 'get'; id: unknown } | { m: 'edges'; id: unknown; options: unknown }
+  | { m: 'forget'; id: unknown } | { m: 'get'; id: unknown } | { m: 'list'; options: unknown } | { m: 'edges'; id: unknown; options: unknown }
   | { m: 'relate'; from: unknown; to: unknown; type: unknown; options: unknown } | { m: 'relateMany'; edges: unknown }
   | { m: 'unrelate'; pick: number; junk: unknown } | { m: 'autoEdges' | 'removeAutoEdges'; options: unknown }
   | { m: 'recall' | 'recallReport' | 'compare' | 'context'; query: unknown; options: unknown }
@@ -88,6 +93,7 @@ const call: fc.Arbitrary<Call> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ m: fc.constant('update' as const), id, patch }) },
   { weight: 3, arbitrary: fc.record({ m: fc.constant('forget' as const), id }) },
   { weight: 4, arbitrary: fc.record({ m: fc.constant('get' as const), id }) },
+  { weight: 2, arbitrary: fc.record({ m: fc.constant('list' as const), options: listOptions }) },
   { weight: 2, arbitrary: fc.record({ m: fc.constant('edges' as const), id, options: fc.oneof(fc.record({ direction: anyValue }), anyValue) }) },
   { weight: 5, arbitrary: fc.record({ m: fc.constant('relate' as const), from: id, to: id, type: edgeType, options: relateOptions }) },
   { weight: 2, arbitrary: fc.record({ m: fc.constant('relateMany' as const), edges: fc.oneof(fc.array(fc.record({ from: id, to: id, type: edgeType }), { maxLength: 3 }), anyValue) }) },
@@ -146,6 +152,13 @@ async function perform(run: Run, c: Call): Promise<void> {
     case 'get': {
       const record = await api['get']!(c.id) as { text: string } | null;
       expect(record?.text ?? null).toBe(model.get(c.id as string) ?? null);
+      return;
+    }
+    case 'list': {
+      const page = await api['list']!(c.options) as { records: Array<{ id: string; text: string }>; total: number };
+      for (const r of page.records) expect(r.text, `listed ${JSON.stringify(r.id)}`).toBe(model.get(r.id));
+      const o = c.options as { kind?: unknown; domain?: unknown; idPrefix?: unknown } | undefined;
+      if (o === undefined || (o.kind === undefined && o.domain === undefined && o.idPrefix === undefined)) expect(page.total).toBe(model.size);
       return;
     }
     case 'edges': await api['edges']!(c.id, c.options); return;

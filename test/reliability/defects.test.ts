@@ -126,6 +126,8 @@ describe('database bytes from outside get a snapshot\'s checks', () => {
       "CREATE TRIGGER t AFTER INSERT ON memories BEGIN UPDATE memories SET text = 'pwned'; END",
       'CREATE VIEW v AS SELECT * FROM memories',
       'CREATE TABLE extra (x)',
+      'CREATE INDEX extra_idx ON memories(text)',
+      "CREATE TRIGGER t2 BEFORE DELETE ON edges BEGIN SELECT RAISE(IGNORE); END",
       "UPDATE memories SET id = ' a ' WHERE id = 'a'",
       "UPDATE memories SET valid_from = 9000000000000000 WHERE id = 'a'",
       "UPDATE memories SET kind = '' WHERE id = 'a'",

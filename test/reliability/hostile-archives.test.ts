@@ -17,6 +17,7 @@ import { SqliteWasmDriver } from '../../src/storage/sqlite-wasm.js';
 import { refusal } from '../support/errors.js';
 import { HashEmbedder } from '../support/hash-embedder.js';
 import { clone, entriesOf, repack, unpack, withStoreDb, writeZip, type Unpacked } from '../snapshot/support/archive.js';
+import { makeBomb } from '../snapshot/support/bomb.js';
 
 const SEED = 12_2026;
 const DIM = 16;
@@ -144,6 +145,26 @@ for (const extra of sample(fc.integer({ min: 1, max: 100_000 }), 15, 9)) {
   const lie = clone(good);
   lie.manifest['counts'].vectors = Math.max(0, good.manifest['counts'].vectors - 1 - (extra % 3));
   corpus.push({ cls: 'bomb', name: `vectors.f32 larger than ${lie.manifest['counts'].vectors} vectors need`, bytes: await repack(lie), code: 'CORRUPT', reason: /vectors\.f32 declares \d+ bytes/ });
+}
+
+// Bombs whose store.db header agrees with the padded size and whose SHA-256 is right, so neither
+// the header nor the checksum can stop them: only the ratio (declared, then running) and the
+// integrity check after a full inflate within `maxTotalBytes`. The README reports their times.
+const MiB = 1024 * 1024;
+{
+  const bomb = makeBomb({ entries: baseEntries, storeDbBytes: 900 * MiB, ratio: 161 });
+  corpus.push({ cls: 'ratio bomb', name: `issue 12's bomb: ${(bomb.zip.length / MiB).toFixed(1)} MiB archive, store.db 900 MiB (declared ratio ${bomb.declaredRatio.toFixed(0)})`, bytes: bomb.zip, code: 'CORRUPT', reason: /"store\.db" would inflate \d+ bytes to \d+, a ratio over 100 \(limits\.maxRatio\)/ });
+}
+for (const [mib, seed] of sample(fc.tuple(fc.integer({ min: 64, max: 512 }), fc.nat()), 4, 13)) {
+  // Dense filler first, then enough incompressible filler that the declared ratio is under the limit.
+  const tail = Math.ceil((mib * MiB) / 90 / PAGE) * PAGE;
+  const bomb = makeBomb({ entries: baseEntries, storeDbBytes: mib * MiB, ratio: 1000, tailBytes: tail, seed });
+  corpus.push({ cls: 'ratio bomb', name: `front-loaded: store.db ${mib} MiB, declared ratio ${bomb.declaredRatio.toFixed(0)}`, bytes: bomb.zip, code: 'CORRUPT', reason: /"store\.db" inflated \d+ bytes from its first \d+ compressed bytes, a ratio of [\d.]+ over the limit of 100/ });
+}
+for (const [mib, seed] of sample(fc.tuple(fc.integer({ min: 8, max: 32 }), fc.nat()), 2, 14)) {
+  // At the ratio limit and the size limit at once: inflated whole, refused by SQLite (scaled down from 1 GiB to keep the suite fast).
+  const bomb = makeBomb({ entries: baseEntries, storeDbBytes: mib * MiB, ratio: 99, seed });
+  corpus.push({ cls: 'ratio bomb', name: `just under the ratio: store.db ${mib} MiB, declared ratio ${bomb.declaredRatio.toFixed(1)}, limit ${mib + 1} MiB`, bytes: bomb.zip, code: 'CORRUPT', reason: /integrity_check/, limits: { maxTotalBytes: (mib + 1) * MiB } });
 }
 
 // Rows the API would refuse, in an otherwise valid store.db.

@@ -96,6 +96,40 @@ describe('exportSnapshot', () => {
     }
   });
 
+  it('stores a part the default reader would refuse as a bomb, so highly repetitive text still imports with the default limits', async () => {
+    const mem = track(await HybridMemory.open({ embedder: null }));
+    // 100,000 repeated characters per memory: deflated, store.db's ratio is about 300.
+    await mem.storeMany(Array.from({ length: 30 }, (_, i) => ({ id: `r${i}`, text: `${'a'.repeat(100_000)} ${i}` })));
+    const zip = await mem.exportSnapshot();
+    const methods = new Map<string, number>();
+    unzipSync(zip, { filter: (f) => (methods.set(f.name, f.compression), true) });
+    expect(methods.get('store.db')).toBe(0);
+    expect(methods.get('bm25.jsonl')).toBe(8);
+    const copy = track(await HybridMemory.importSnapshot(zip, { embedder: null }));
+    expect((await copy.get('r7'))?.text).toBe(`${'a'.repeat(100_000)} 7`);
+    // The same database deflated, as a writer without that rule would write it, is over the default ratio.
+    const deflated = await repack(unpack(zip));
+    expect(await codeOf(HybridMemory.importSnapshot(deflated, { embedder: null }))).toBe('CORRUPT');
+    expect((await track(await HybridMemory.importSnapshot(deflated, { embedder: null, limits: { maxRatio: 1000 } })).stats()).memories).toBe(30);
+  });
+
+  it('judges the running ratio as the reader does: repetitive text first, varied text after, is written stored too', async () => {
+    const mem = track(await HybridMemory.open({ embedder: null }));
+    await mem.storeMany(Array.from({ length: 30 }, (_, i) => ({ id: `r${i}`, text: `${'a'.repeat(100_000)} ${i}` })));
+    let seed = 7;
+    const noise = () => Array.from({ length: 2000 }, () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) >>> 27).toString(32)).join('');
+    await mem.storeMany(Array.from({ length: 200 }, (_, i) => ({ id: `n${i}`, text: noise() })));
+    const zip = await mem.exportSnapshot();
+    const methods = new Map<string, number>();
+    unzipSync(zip, { filter: (f) => (methods.set(f.name, f.compression), true) });
+    expect(methods.get('store.db')).toBe(0);
+    expect((await track(await HybridMemory.importSnapshot(zip, { embedder: null })).stats()).memories).toBe(230);
+    // Deflated, the whole entry is under the ratio; only its first megabytes are over it.
+    const deflated = await repack(unpack(zip));
+    const refused = await HybridMemory.importSnapshot(deflated, { embedder: null }).then(() => null, (e: Error) => e.message);
+    expect(refused).toMatch(/"store\.db" inflated \d+ bytes from its first \d+ compressed bytes, a ratio of [\d.]+ over the limit of 100/);
+  });
+
   it('refuses on a closed store', async () => {
     const mem = await openMemory();
     await mem.close();

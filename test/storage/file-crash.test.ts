@@ -13,6 +13,8 @@ import { SqliteFileDriver } from '../../src/storage/node-file.js';
 import { acknowledged, batchSizes, runAndKill } from '../support/kill.js';
 import { rng } from '../support/random.js';
 
+/** Issue 12 asks for 30 seeded kill points during storeMany and 30 during export. */
+const KILLS = 30;
 const dir = mkdtempSync(join(tmpdir(), 'hybridmind-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -33,12 +35,12 @@ async function batchesInFile(path: string): Promise<Map<number, number>> {
 }
 
 describe('file store under kill -9', () => {
-  it('keeps every acknowledged storeMany batch and no half batch over 20 seeded kill points', async () => {
+  it(`keeps every acknowledged storeMany batch and no half batch over ${KILLS} seeded kill points`, async () => {
     const path = join(dir, 'store', 'memory.db');
     const random = rng(20261130);
     const expected = new Map<number, number>();
     const sizes: number[][] = [];
-    for (let round = 0; round < 20; round++) {
+    for (let round = 0; round < KILLS; round++) {
       const seed = 1000 + round;
       const first = round * 10_000;
       const lines = await runAndKill(['store', path, String(seed), String(first)], Math.floor(random() * 400));
@@ -50,7 +52,7 @@ describe('file store under kill -9', () => {
       // The in-flight batch may have committed before the kill: it is then whole, and expected from now on.
       for (const [batch, count] of found) expected.set(batch, count);
     }
-    expect(expected.size).toBeGreaterThan(20);
+    expect(expected.size).toBeGreaterThan(KILLS);
     const mem = await HybridMemory.open({ storage: path, embedder: null });
     try {
       expect((await mem.stats()).memories).toBe([...expected.values()].reduce((a, b) => a + b, 0));
@@ -60,13 +62,13 @@ describe('file store under kill -9', () => {
     } finally {
       await mem.close();
     }
-  }, 180_000);
+  }, 600_000);
 
-  it('leaves a whole snapshot (never a torn one) and no stale temp file over 10 seeded kills during export', async () => {
+  it(`leaves a whole snapshot (never a torn one) and no stale temp file over ${KILLS} seeded kills during export`, async () => {
     const path = join(dir, 'export', 'memory.db');
     const zip = join(dir, 'export', 'memory.mind.zip');
     const random = rng(7);
-    for (let round = 0; round < 10; round++) {
+    for (let round = 0; round < KILLS; round++) {
       const lines = await runAndKill(['export', path, zip, String(2000 + round), String(round * 10_000)], Math.floor(random() * 600));
       const saved = acknowledged(lines, 'saved');
       if (!existsSync(zip)) {
