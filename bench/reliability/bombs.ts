@@ -37,6 +37,7 @@ if (values.child) {
     outcome = error instanceof HybridMindError ? `${error.code}: ${error.message.slice(0, 140).replace(/\n/g, ' ')}` : `NOT TYPED: ${String(error)}`;
   }
   const ms = performance.now() - started;
+  if (live && (await live.get('live'))?.text !== 'the live store') outcome += ' — THE LIVE STORE CHANGED';
   process.stdout.write(JSON.stringify({ ms, peakMiB: process.resourceUsage().maxRSS / 1024, baselineMiB: baseline / 1024, outcome }));
   process.exit(0);
 }
