@@ -1,4 +1,4 @@
-import { deflateSync, zipSync, type DeflateOptions, type Zippable } from 'fflate';
+import { zipSync, type DeflateOptions, type Zippable } from 'fflate';
 import { HybridMindError } from '../errors.js';
 import { TOKENIZER_VERSION } from '../legs/lexical/tokenizer.js';
 import type { Repository } from '../storage/repository.js';
@@ -12,7 +12,7 @@ import { encodeBm25 } from './part-bm25.js';
 import { encodeGraph } from './part-graph.js';
 import { encodeVectors } from './part-vectors.js';
 import { sha256Hex } from './sha256.js';
-import { inflateSteps, ratioGuard } from './zip-read.js';
+import { readDirectory, withinRatio } from './zip-read.js';
 
 /**
  * Deflate level per entry. Text parts: 6, fflate's default balance. store.db: 1, because its
@@ -61,28 +61,28 @@ export async function writeSnapshot(method: string, repo: Repository, createdAtM
   };
   for (const name of PART_NAMES) manifest.parts.push({ name, bytes: parts[name].byteLength, sha256: await sha256Hex(method, parts[name]) });
 
-  const files: Zippable = { [MANIFEST]: [new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`), { level: MANIFEST_LEVEL }] };
-  for (const name of PART_NAMES) files[name] = [parts[name], { level: levelFor(method, name, parts[name]) }];
-  return zipSync(files, { mtime: Math.min(Math.max(createdAt, MIN_MTIME), MAX_MTIME) });
+  const manifestBytes = new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`);
+  const zip = (stored: ReadonlySet<string>) => {
+    const files: Zippable = { [MANIFEST]: [manifestBytes, { level: MANIFEST_LEVEL }] };
+    for (const name of PART_NAMES) files[name] = [parts[name], { level: stored.has(name) ? 0 : LEVELS[name] }];
+    return zipSync(files, { mtime: Math.min(Math.max(createdAt, MIN_MTIME), MAX_MTIME) });
+  };
+  const first = zip(new Set());
+  const over = overRatio(method, first);
+  return over.size === 0 ? first : zip(over);
 }
 
 /**
- * A part whose deflated stream a reader with the default limits would refuse as a possible bomb
- * (highly repetitive text can pass `maxRatio`, overall or in a prefix) is stored instead: every
- * export must import with the default limits. The check inflates the exact stream `zipSync` will
- * write (same fflate, same level) through the reader's own guard; parts under the grace amount are
- * never judged, so they are not compressed twice.
+ * The entries of our own archive that a reader with the default limits would refuse as possible
+ * bombs (highly repetitive text can pass `maxRatio`, overall or in a prefix): the export writes
+ * them stored, so every export imports with the default limits. It is the reader's own check on
+ * the exact bytes written, over the prefix where it could fail (the first size ÷ 100 bytes).
  */
-function levelFor(method: string, name: PartName, data: Uint8Array): NonNullable<DeflateOptions['level']> {
-  const level = LEVELS[name];
-  if (level === 0 || data.byteLength <= SNAPSHOT_LIMITS.ratioFloorBytes) return level;
-  const guard = ratioGuard(method, name, SNAPSHOT_LIMITS);
-  let inflated = 0;
-  try {
-    inflateSteps(deflateSync(data, { level }), (chunk, consumed) => guard((inflated += chunk.length), consumed));
-  } catch (error) {
-    if (error instanceof HybridMindError) return 0;
-    throw error;
+function overRatio(method: string, zip: Uint8Array): Set<string> {
+  const unbounded = { ...SNAPSHOT_LIMITS, maxTotalBytes: Infinity, maxRatio: Infinity };
+  const over = new Set<string>();
+  for (const entry of readDirectory(method, zip, () => {}, unbounded, () => Infinity)) {
+    if (entry.size > SNAPSHOT_LIMITS.ratioFloorBytes && !withinRatio(method, zip, entry, SNAPSHOT_LIMITS)) over.add(entry.name);
   }
-  return level;
+  return over;
 }

@@ -104,10 +104,10 @@ export function readDirectory(
  * output over input consumed so far may not pass `maxRatio`. The declared sizes bound the whole
  * entry; this bounds every prefix of it, so a stream that front-loads its expansion (a dense bomb
  * followed by incompressible filler to make the declared ratio look honest) stops after about
- * `maxRatio` × the bytes it has consumed rather than after its declared size. The writer runs the
- * same guard over its own output (`write.ts`), so an export never trips it.
+ * `maxRatio` × the bytes it has consumed rather than after its declared size. The writer checks
+ * its own output with it (`withinRatio`, from `write.ts`), so an export never trips it.
  */
-export function ratioGuard(method: string, name: string, limits: RatioLimits): (inflated: number, consumed: number) => void {
+function ratioGuard(method: string, name: string, limits: RatioLimits): (inflated: number, consumed: number) => void {
   return (inflated, consumed) => {
     if (inflated <= limits.ratioFloorBytes) return;
     const ratio = inflated / Math.max(consumed, 1);
@@ -122,18 +122,39 @@ export function ratioGuard(method: string, name: string, limits: RatioLimits): (
 
 /**
  * Inflates `data` in steps of at most `INFLATE_CHUNK` input bytes, handing each output chunk to
- * `sink` with the input consumed so far. The one loop the reader and the writer's self-check
- * share, so both see the same prefixes. The first step is small, so a head check runs before a
- * highly compressed stream has produced much.
+ * `sink` with the input consumed so far, until `enough`. The first step is small, so a head check
+ * runs before a highly compressed stream has produced much.
  */
-export function inflateSteps(data: Uint8Array, sink: (chunk: Uint8Array, consumed: number) => void): void {
+function inflateSteps(data: Uint8Array, sink: (chunk: Uint8Array, consumed: number) => void, enough = (_consumed: number) => false): void {
   let consumed = 0;
   const inflater = new Inflate((chunk) => sink(chunk, consumed));
   if (data.length === 0) inflater.push(data, true);
-  for (let at = 0, step = FIRST_CHUNK; at < data.length; at += step, step = INFLATE_CHUNK) {
+  for (let at = 0, step = FIRST_CHUNK; at < data.length && !enough(consumed); at += step, step = INFLATE_CHUNK) {
     consumed = Math.min(at + step, data.length);
     inflater.push(data.subarray(at, at + step), at + step >= data.length);
   }
+}
+
+/**
+ * Whether `inflateEntry` with `limits` would let the entry pass its ratio checks. Only the prefix
+ * where it could fail is inflated: once the input consumed passes size ÷ `maxRatio`, no later
+ * prefix (at most `size` bytes out) can be over the ratio.
+ */
+export function withinRatio(method: string, zip: Uint8Array, entry: ZipEntry, limits: RatioLimits): boolean {
+  if (entry.method === 0) return true;
+  const guard = ratioGuard(method, entry.name, limits);
+  let inflated = 0;
+  try {
+    inflateSteps(
+      zip.subarray(entry.dataStart, entry.dataStart + entry.compressedSize),
+      (chunk, consumed) => guard((inflated += chunk.length), consumed),
+      (consumed) => consumed > entry.size / limits.maxRatio,
+    );
+  } catch (error) {
+    if (error instanceof HybridMindError) return false;
+    throw error;
+  }
+  return true;
 }
 
 /**
