@@ -3,6 +3,7 @@ import { defaultEmbedder } from '../embedder/default.js';
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, notFound, messageOf } from '../errors.js';
 import { statusAt } from '../legs/time/temporal.js';
+import { DIRECTIONS } from '../legs/types.js';
 import { defaultLogger, type Logger } from '../logger.js';
 import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRecall } from '../memory/recall-options.js';
 import { modelConflict } from '../memory/model.js';
@@ -225,7 +226,7 @@ export class PostgresMemory {
     this.#open(method);
     const checked = checkId(method, 'id', id);
     const o = checkOptions(method, 'options', options, ['direction']);
-    const direction = o.direction === undefined ? 'both' : checkOneOf(method, 'options.direction', o.direction, ['out', 'in', 'both']);
+    const direction = o.direction === undefined ? 'both' : checkOneOf(method, 'options.direction', o.direction, DIRECTIONS);
     return this.#db.transaction(method, async (q) => {
       const no = await this.#requireNo(q, method, checked);
       const where = direction === 'out' ? 'src = $1' : direction === 'in' ? 'dst = $1' : 'src = $1 OR dst = $1';
