@@ -60,6 +60,12 @@ export const SEALS: readonly Seal[] = [
     importers: ['src/memory/', 'src/types.ts'],
     seam: 'src/legs/types.ts',
   },
+  {
+    // A snapshot is checked by one API whatever the door (SQLite-WASM, Durable Objects): the parts' own checkers stay inside it.
+    modules: ['src/snapshot/archive.ts', 'src/snapshot/store-db.ts', 'src/snapshot/content.ts', 'src/snapshot/manifest.ts', 'src/snapshot/zip-read.ts', 'src/snapshot/jsonl.ts', 'src/snapshot/part-bm25.ts', 'src/snapshot/part-graph.ts', 'src/snapshot/part-vectors.ts'],
+    importers: ['src/edge/', 'src/postgres/', 'src/mcp/', 'src/agent/', 'src/client/', 'src/worker/', 'worker/', 'src/hybrid-memory.ts'],
+    seam: 'src/snapshot/verify.ts (or read.ts / write.ts for whole snapshots)',
+  },
 ];
 
 /** The folders whose `.ts` files are checked. */

@@ -56,6 +56,11 @@ describe('import layers', () => {
     expect(readImportGraph(ROOT).get('src/hybrid-memory.ts')).toContain('src/legs/default.ts');
   });
 
+  it('seals the snapshot\'s own checkers off from the other import paths, which use snapshot/verify.ts', () => {
+    const graph = new Map([['src/edge/import-snapshot.ts', ['src/snapshot/store-db.ts', 'src/snapshot/part-graph.ts', 'src/snapshot/verify.ts', 'src/snapshot/format.ts']]]);
+    expect(checkLayers(graph, LAYERS, SEALS).map((v) => v.kind)).toEqual(['sealed', 'sealed']);
+  });
+
   it('reports a file no layer names', () => {
     expect(kinds(new Map([['d/z.ts', []]]))).toEqual(['unplaced']);
   });

@@ -4,6 +4,10 @@ import { RECALL_KEYS } from '../memory/recall-options.js';
 import { checkOneOf, checkOptions, checkPositiveInt } from '../memory/validate.js';
 import type { Hit, MemoryStatus, RecallOptions } from '../types.js';
 
+/** How `context()` renders its evidence. */
+export const CONTEXT_FORMATS = ['text', 'json'] as const;
+export type ContextFormat = (typeof CONTEXT_FORMATS)[number];
+
 export interface ContextOptions extends Omit<RecallOptions, 'k' | 'explain'> {
   /** Tokens the packed evidence may take, counted with the embedding model's tokenizer. Default 2048. */
   budgetTokens?: number;
@@ -12,7 +16,7 @@ export interface ContextOptions extends Omit<RecallOptions, 'k' | 'explain'> {
   /** Most items from one source (`metadata.source`, else `domain`, else `kind`). Default 3. */
   maxPerSource?: number;
   /** `text`: lines ready for a prompt; `json`: the items as a JSON string. Default `text`. */
-  format?: 'text' | 'json';
+  format?: ContextFormat;
 }
 
 export interface ContextItem {
@@ -43,7 +47,7 @@ export interface Context {
 
 export type TokenCounter = (texts: string[]) => Promise<number[]>;
 
-export const CONTEXT_DEFAULTS = { budgetTokens: 2048, maxItems: 8, maxPerSource: 3, format: 'text' as 'text' | 'json' };
+export const CONTEXT_DEFAULTS = { budgetTokens: 2048, maxItems: 8, maxPerSource: 3, format: 'text' as ContextFormat };
 const CONTEXT_KEYS = ['budgetTokens', 'maxItems', 'maxPerSource', 'format'] as const satisfies ReadonlyArray<keyof ContextOptions>;
 /** Near-duplicates share at least this share of their words (Jaccard over token sets). */
 const DUPLICATE_JACCARD = 0.8;
@@ -61,7 +65,7 @@ export function contextOptions(method: string, options: unknown): { context: typ
       budgetTokens: o.budgetTokens === undefined ? CONTEXT_DEFAULTS.budgetTokens : checkPositiveInt(method, 'options.budgetTokens', o.budgetTokens, 1_000_000),
       maxItems: o.maxItems === undefined ? CONTEXT_DEFAULTS.maxItems : checkPositiveInt(method, 'options.maxItems', o.maxItems, 200),
       maxPerSource: o.maxPerSource === undefined ? CONTEXT_DEFAULTS.maxPerSource : checkPositiveInt(method, 'options.maxPerSource', o.maxPerSource, 200),
-      format: o.format === undefined ? CONTEXT_DEFAULTS.format : checkOneOf(method, 'options.format', o.format, ['text', 'json']),
+      format: o.format === undefined ? CONTEXT_DEFAULTS.format : checkOneOf(method, 'options.format', o.format, CONTEXT_FORMATS),
     },
     recall: recall as RecallOptions,
   };

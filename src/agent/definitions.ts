@@ -5,6 +5,7 @@
  */
 import { MAX_ID_LENGTH, MAX_LABEL_LENGTH } from '../validation/rules.js';
 import { EDGE_TYPES, RECALL_MODES } from '../types.js';
+import { CONTEXT_FORMATS } from './context.js';
 import type { JsonSchema } from './json-schema.js';
 
 export const TOOL_NAMES = ['memory_store', 'memory_recall', 'memory_relate', 'memory_forget', 'memory_context'] as const;
@@ -154,7 +155,7 @@ export const MEMORY_CONTEXT: ToolDefinition = {
       budgetTokens: { type: 'integer', minimum: 64, maximum: 32_768, description: 'The most tokens the evidence may take. Default 2048.' },
       maxItems: { type: 'integer', minimum: 1, maximum: 50, description: 'The most memories to include. Default 8.' },
       maxPerSource: { type: 'integer', minimum: 1, maximum: 50, description: 'The most memories from one source. Default 3.' },
-      format: { type: 'string', enum: ['text', 'json'], description: 'text (default): ready to read; json: structured items.' },
+      format: { type: 'string', enum: [...CONTEXT_FORMATS], description: 'text (default): ready to read; json: structured items.' },
     },
     required: ['query'],
     additionalProperties: false,

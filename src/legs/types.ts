@@ -10,7 +10,8 @@ export const LEG_NAMES = ['vector', 'lexical', 'graph', 'time'] as const;
 export type LegName = (typeof LEG_NAMES)[number];
 
 /** Which edges a graph walk follows, seen from the memory it stands on. */
-export type Direction = 'out' | 'in' | 'both';
+export const DIRECTIONS = ['out', 'in', 'both'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
 
 /** `current`: valid at the reference time and not superseded. `historical`: no longer (or not yet) true. */
 export type MemoryStatus = 'current' | 'historical';

@@ -1,7 +1,7 @@
 import { defaultEmbedder } from '../embedder/default.js';
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, notFound, messageOf } from '../errors.js';
-import type { ChooseLegs } from '../legs/types.js';
+import { DIRECTIONS, type ChooseLegs } from '../legs/types.js';
 import { defaultLogger, type Logger } from '../logger.js';
 import { Repository, type MemoryRow } from '../storage/repository.js';
 import { SCHEMA_VERSION } from '../storage/schema.js';
@@ -172,7 +172,7 @@ export class MemoryCore {
     this.#open('edges');
     const no = this.#requireMemory('edges', id);
     const o = checkOptions('edges', 'options', options, ['direction']);
-    const direction = o.direction === undefined ? 'both' : checkOneOf('edges', 'options.direction', o.direction, ['out', 'in', 'both']);
+    const direction = o.direction === undefined ? 'both' : checkOneOf('edges', 'options.direction', o.direction, DIRECTIONS);
     return this.#repo
       .edgesOf(no)
       .filter((e) => direction === 'both' || (direction === 'out' ? Number(e.src) === no : Number(e.dst) === no))

@@ -113,11 +113,24 @@ export class EnrichmentQueue {
 
   #kick(): void {
     if (this.#running || this.#stopped || this.#pending.size === 0) return;
-    this.#running = this.#drain().finally(() => {
+    this.#running = this.#drain().catch((error: unknown) => this.#abandon(error)).finally(() => {
       this.#running = null;
       if (this.#pending.size > 0 && !this.#stopped) this.#kick();
       else this.#settle();
     });
+  }
+
+  /**
+   * Something outside the embedder and the commit failed (reading the next texts from storage):
+   * nothing awaits this loop, so the failure goes to the logger and the status instead of
+   * becoming an unhandled rejection, and the waiting memories are marked failed rather than
+   * retried in a loop against storage that keeps failing.
+   */
+  #abandon(error: unknown): void {
+    this.#lastError = messageOf(error);
+    for (const no of this.#pending.keys()) this.#failed.add(no);
+    this.#pending.clear();
+    this.#logger('error', 'enrichment: stopped by an unexpected failure; the waiting memories are marked failed (reembed() retries them)', { error: this.#lastError });
   }
 
   #settle(): void {

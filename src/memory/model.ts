@@ -10,9 +10,11 @@ export interface HeldModel {
   embedderId: string | null;
 }
 
-/** What a caller brings: an explicit `dim` option and/or an embedder (whose dim counts when `dim` is absent). */
+/** What a caller brings: an explicit `dim` and/or an embedder (whose dim counts when `dim` is absent). */
 export interface WantedModel {
   dim?: number | undefined;
+  /** What the explicit `dim` is, in messages. Default `'options.dim'`. */
+  dimFrom?: string;
   embedder: Pick<Embedder, 'id' | 'dim'> | null;
 }
 
@@ -26,7 +28,7 @@ export function modelConflict(method: string, held: HeldModel, wanted: WantedMod
   const { embedder } = wanted;
   const dim = wanted.dim ?? embedder?.dim ?? null;
   if (held.dim !== null && dim !== null && held.dim !== dim) {
-    const source = wanted.dim !== undefined ? `options.dim ${dim}` : `the embedder ${JSON.stringify(embedder!.id)}, which makes ${dim}-d vectors`;
+    const source = wanted.dim !== undefined ? `${wanted.dimFrom ?? 'options.dim'} ${dim}` : `the embedder ${JSON.stringify(embedder!.id)}, which makes ${dim}-d vectors`;
     return new HybridMindError('DIMENSION_MISMATCH', method, `${held.holder} holds ${held.dim}-d vectors, received ${source}${hint}`);
   }
   if (embedder && held.embedderId !== null && held.embedderId !== embedder.id) {

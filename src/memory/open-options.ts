@@ -9,7 +9,7 @@ import type { EnrichmentOptions } from './enrichment.js';
 import { modelConflict } from './model.js';
 import { resolveNeighbourAveraging, type NeighbourAveraging, type NeighbourAveragingOption } from './neighbour-averaging.js';
 import { resolveDefaults, type ResolvedDefaults } from './recall-options.js';
-import { checkIntInRange, checkOptions, keysOf } from './validate.js';
+import { checkIntInRange, checkOptions, isEmbedder, keysOf } from './validate.js';
 import { adoptForeignDatabase, readRows } from '../validation/database.js';
 import { readSqliteHeader, SQLITE_HEADER_BYTES } from '../validation/sqlite-header.js';
 
@@ -66,7 +66,7 @@ export const OPEN_KEYS = keysOf<OpenOptions>({
 /** Checks `open()`'s options before anything loads, and resolves the per-store defaults. */
 export function checkOpenOptions(method: string, options: unknown): { o: OpenOptions; defaults: ResolvedDefaults; autoEdges: ResolvedAutoEdges | null; neighbourAveraging: NeighbourAveraging | null } {
   const o = checkOptions(method, 'options', options, OPEN_KEYS) as OpenOptions;
-  if (o.embedder != null && o.embedder !== 'required' && (typeof o.embedder !== 'object' || typeof o.embedder.embed !== 'function' || typeof o.embedder.id !== 'string')) {
+  if (o.embedder != null && o.embedder !== 'required' && !isEmbedder(o.embedder)) {
     throw invalid(method, "options.embedder must be an Embedder ({ id, dim, embed }), 'required' or null", o.embedder);
   }
   if (o.dim !== undefined) checkIntInRange(method, 'options.dim', o.dim, 1, 65_536);

@@ -1,4 +1,5 @@
 import { statusAt } from '../legs/time/temporal.js';
+import { DIRECTIONS } from '../legs/types.js';
 import type { Direction, TraceOptions, TraceResult } from '../types.js';
 import { toEdge } from './rows.js';
 import type { Indexes } from './indexes.js';
@@ -17,7 +18,7 @@ export function walkOptions(method: string, options: unknown, defaultDepth: numb
   return {
     depth: o.depth === undefined ? defaultDepth : checkNonNegativeInt(method, 'options.depth', o.depth, 10),
     edgeTypes: o.edgeTypes === undefined ? [] : checkStringList(method, 'options.edgeTypes', o.edgeTypes, (v) => checkEdgeType(method, v)),
-    direction: o.direction === undefined ? 'both' : checkOneOf(method, 'options.direction', o.direction, ['out', 'in', 'both']),
+    direction: o.direction === undefined ? 'both' : checkOneOf(method, 'options.direction', o.direction, DIRECTIONS),
   };
 }
 

@@ -1,4 +1,5 @@
 import { HybridMindError, invalid } from '../errors.js';
+import type { Embedder } from '../embedder/types.js';
 import type { Metadata, TimeInput } from '../types.js';
 import {
   edgeTypeProblem, idProblem, illFormedPath, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
@@ -112,6 +113,11 @@ export function checkMetadata(method: string, name: string, value: unknown): Met
   const bad = illFormedPath(parsed);
   if (bad !== null) throw invalid(method, `${name} must hold well-formed Unicode; ${bad} has a lone UTF-16 surrogate`, value);
   return parsed;
+}
+
+/** What every door accepts as an embedder option: an object with a string `id` and an `embed` function. */
+export function isEmbedder(value: unknown): value is Embedder {
+  return typeof value === 'object' && value !== null && typeof (value as Embedder).embed === 'function' && typeof (value as Embedder).id === 'string';
 }
 
 export function checkIntInRange(method: string, name: string, value: unknown, min: number, max: number): number {

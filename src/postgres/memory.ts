@@ -3,13 +3,14 @@ import { defaultEmbedder } from '../embedder/default.js';
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, notFound, messageOf } from '../errors.js';
 import { statusAt } from '../legs/time/temporal.js';
+import { DIRECTIONS } from '../legs/types.js';
 import { defaultLogger, type Logger } from '../logger.js';
 import { resolveDefaults, resolveRecall, type ResolvedDefaults, type ResolvedRecall } from '../memory/recall-options.js';
 import { modelConflict } from '../memory/model.js';
 import { toEdge, toRecord } from '../memory/rows.js';
 import { checkList, type ListOptions, type MemoryPage } from '../memory/listing.js';
 import { walkOptions } from '../memory/traversal.js';
-import { checkId, checkOneOf, checkOptions, checkQuery, checkStoreMany, keysOf, normalizedVector } from '../memory/validate.js';
+import { checkId, checkIntInRange, checkOneOf, checkOptions, checkQuery, checkStoreMany, isEmbedder, keysOf, normalizedVector } from '../memory/validate.js';
 import type { HybridMemory } from '../hybrid-memory.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
 import type {
@@ -87,12 +88,11 @@ export class PostgresMemory {
     const o = checkOptions(method, 'options', options, OPEN_KEYS) as PostgresOpenOptions;
     const schema = o.schema ?? 'hybridmind';
     if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) throw invalid(method, 'options.schema must be a lower-case SQL identifier (letters, digits, _; at most 63)', schema);
-    if (o.embedder != null && (typeof o.embedder !== 'object' || typeof o.embedder.embed !== 'function' || typeof o.embedder.id !== 'string')) {
+    if (o.embedder != null && !isEmbedder(o.embedder)) {
       throw invalid(method, 'options.embedder must be an Embedder ({ id, dim, embed }) or null', o.embedder);
     }
     if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);
-    const efSearch = o.efSearch ?? 100;
-    if (!Number.isInteger(efSearch) || efSearch < 1 || efSearch > 1000) throw invalid(method, 'options.efSearch must be an integer from 1 to 1000', efSearch);
+    const efSearch = checkIntInRange(method, 'options.efSearch', o.efSearch ?? 100, 1, 1000);
     const defaults = resolveDefaults(method, o.recall);
     const db = await connect(method, o.connection, schema);
     try {
@@ -225,7 +225,7 @@ export class PostgresMemory {
     this.#open(method);
     const checked = checkId(method, 'id', id);
     const o = checkOptions(method, 'options', options, ['direction']);
-    const direction = o.direction === undefined ? 'both' : checkOneOf(method, 'options.direction', o.direction, ['out', 'in', 'both']);
+    const direction = o.direction === undefined ? 'both' : checkOneOf(method, 'options.direction', o.direction, DIRECTIONS);
     return this.#db.transaction(method, async (q) => {
       const no = await this.#requireNo(q, method, checked);
       const where = direction === 'out' ? 'src = $1' : direction === 'in' ? 'dst = $1' : 'src = $1 OR dst = $1';

@@ -1,5 +1,5 @@
-import { HybridMindError } from '../errors.js';
 import type { Embedder } from '../embedder/types.js';
+import { modelConflict } from '../memory/model.js';
 import type { SnapshotLimits } from '../snapshot/format.js';
 import { openSnapshot } from '../snapshot/read.js';
 import { writeSnapshot } from '../snapshot/write.js';
@@ -84,8 +84,9 @@ export async function readSnapshotContent(method: string, bytes: unknown, embedd
  */
 export async function replacePgContent(q: Query, db: Db, method: string, content: PgContent, now: number): Promise<void> {
   const storedDim = (await q(`SELECT value FROM ${db.t('meta')} WHERE key = 'dim'`)).rows[0]?.['value'];
-  if (content.vectors.length > 0 && storedDim !== undefined && Number(storedDim) !== content.dim) {
-    throw new HybridMindError('DIMENSION_MISMATCH', method, `the snapshot holds ${content.dim}-d vectors, the store ${String(storedDim)}-d`);
+  if (content.vectors.length > 0 && storedDim !== undefined) {
+    const conflict = modelConflict(method, { holder: 'the store', dim: Number(storedDim), embedderId: null }, { dim: content.dim ?? undefined, dimFrom: "the snapshot's dim", embedder: null });
+    if (conflict) throw conflict;
   }
   await q(`DELETE FROM ${db.t('edges')}`);
   await q(`DELETE FROM ${db.t('memories')}`);

@@ -43,6 +43,7 @@ describe('the model rule, one function for stores, snapshots, open options and P
     const model = modelConflict('open', held, { embedder: { id: 'model-b', dim: 4 } });
     expect([model?.code, model?.message]).toEqual(['MODEL_MISMATCH', `open: the store's vectors come from "model-a", received embedder "model-b"`]);
     expect(modelConflict('open', held, { dim: 5, embedder: null })?.message).toBe('open: the store holds 4-d vectors, received options.dim 5');
+    expect(modelConflict('restore', held, { dim: 5, dimFrom: "the snapshot's dim", embedder: null })?.message).toBe("restore: the store holds 4-d vectors, received the snapshot's dim 5");
   });
 
   it('lets through what fits or what is not known yet', () => {

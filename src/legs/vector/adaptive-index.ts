@@ -235,7 +235,10 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#loadLibrary().then(
       (lib) => {
         if (epoch !== this.#epoch) return;
-        if (!this.#restore(lib)) this.#build(lib, epoch);
+        // Nothing awaits this promise: reading the saved bytes from storage may fail, and that must reach the logger.
+        this.#guard(() => {
+          if (!this.#restore(lib)) this.#build(lib, epoch);
+        });
       },
       (error: unknown) => {
         if (epoch === this.#epoch) this.#fail(error);
