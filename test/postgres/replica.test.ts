@@ -33,6 +33,12 @@ describe('a memory on a hot standby', () => {
       const strip = (t: Awaited<ReturnType<typeof primary.trace>>) => ({ nodes: t.nodes, edges: t.edges.map(({ id: _id, ...e }) => e) });
       expect(strip(await replica.trace('hnsw'))).toEqual(strip(await primary.trace('hnsw')));
       expect(await replica.get('price-old')).toEqual(await primary.get('price-old'));
+      expect(await replica.list({ limit: 7, offset: 3 })).toEqual(await primary.list({ limit: 7, offset: 3 }));
+      expect((await replica.edges('stripe')).map(({ id: _id, ...e }) => e)).toEqual((await primary.edges('stripe')).map(({ id: _id, ...e }) => e));
+      expect(await replica.path('checkout', 'zk')).toEqual(await primary.path('checkout', 'zk'));
+      expect((await replica.context('where does agent memory live?', { budgetTokens: 200 })).items.map((m) => m.id))
+        .toEqual((await primary.context('where does agent memory live?', { budgetTokens: 200 })).items.map((m) => m.id));
+      expect((await replica.compare('why is search slow at night?')).hybrid.map((h) => h.id)).toEqual((await primary.compare('why is search slow at night?')).hybrid.map((h) => h.id));
       expect((await replica.stats()).memories).toBe((await primary.stats()).memories);
 
       await primary.store({ id: 'late', text: 'The Boston office opens in June' });
