@@ -89,6 +89,7 @@ describe('tokenize', () => {
       expect(queryTerms("What is Caroline's identity?")).toEqual(['carolin', 'ident']);
       expect(queryTerms('how do I reset my password')).toEqual(['reset', 'password']);
       expect(queryTerms('who?')).toEqual(['who']);
+      expect(queryTerms('what happened in May?')).toEqual(['happen', 'mai']);
       expect(tokenize('who did what')).toEqual(['who', 'did', 'what']);
     });
 

@@ -104,7 +104,7 @@ export function tokenize(text: string): string[] {
  */
 const QUESTION_WORDS: ReadonlySet<string> = new Set(tokenize(
   'what who whom whose which where when why how do does did has have had i you me my your we our he she his her its them him ' +
-    'were been being would could should can may might shall must about from up out so than too very just',
+    'were been being would could should can might shall must about from up out so than too very just',
 ));
 
 /**
