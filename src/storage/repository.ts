@@ -82,12 +82,23 @@ export class Repository {
     this.db.exec('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]);
   }
 
-  insertMemory(m: NewMemory): number {
-    const row = this.db.all<{ no: number }>(
-      'INSERT INTO memories (id, text, kind, domain, metadata, created_at, valid_from, valid_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING no',
-      [m.id, m.text, m.kind, m.domain, m.metadata, m.created_at, m.valid_from, m.valid_to],
-    )[0];
-    return Number(row!.no);
+  /**
+   * Inserts many memories with one statement (their fields as one JSON parameter), returning their
+   * numbers in input order: one call into SQLite instead of one per row is most of what a batch
+   * write costs through a WASM binding.
+   */
+  insertMemories(ms: readonly NewMemory[]): number[] {
+    if (ms.length === 0) return [];
+    const json = JSON.stringify(ms.map((m) => [m.id, m.text, m.kind, m.domain, m.metadata, m.created_at, m.valid_from, m.valid_to]));
+    const rows = this.db.all<{ no: number; id: string }>(
+      `INSERT INTO memories (id, text, kind, domain, metadata, created_at, valid_from, valid_to)
+       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7 FROM json_each(?) ORDER BY key
+       RETURNING no, id`,
+      [json],
+    );
+    // RETURNING's row order is unspecified; ids are unique, so they say which row got which number.
+    const byId = new Map(rows.map((r) => [r.id, Number(r.no)]));
+    return ms.map((m) => byId.get(m.id)!);
   }
 
   updateMemory(m: MemoryRow): void {
@@ -131,6 +142,21 @@ export class Repository {
     this.db.exec('INSERT OR REPLACE INTO vectors (no, vector, raw) VALUES (?, ?, ?)', [no, vectorBytes(vector), raw && vectorBytes(raw)]);
   }
 
+  /** Many vectors without a raw column in one statement: one blob holds them all, cut apart in SQL. */
+  setVectors(entries: ReadonlyArray<{ no: number; vector: Float32Array }>): void {
+    if (entries.length === 0) return;
+    const width = entries[0]!.vector.byteLength;
+    const blob = new Uint8Array(width * entries.length);
+    entries.forEach((e, i) => {
+      if (e.vector.byteLength !== width) throw new Error(`setVectors: vector ${e.no} has ${e.vector.byteLength} bytes, the batch ${width}`);
+      blob.set(vectorBytes(e.vector), i * width);
+    });
+    this.db.exec(
+      'INSERT OR REPLACE INTO vectors (no, vector, raw) SELECT value, substr(?, key * ? + 1, ?), NULL FROM json_each(?)',
+      [blob, width, width, JSON.stringify(entries.map((e) => e.no))],
+    );
+  }
+
   /** The model's vector of `no`: its raw column when averaging stored one, else the vector. */
   rawVector(no: number): Float32Array | undefined {
     const row = this.db.all<{ v: Uint8Array }>('SELECT coalesce(raw, vector) AS v FROM vectors WHERE no = ?', [no])[0];
@@ -159,12 +185,28 @@ export class Repository {
     return this.db.all<{ no: number }>('SELECT m.no FROM memories m LEFT JOIN vectors v ON v.no = m.no WHERE v.no IS NULL ORDER BY m.no').map((r) => Number(r.no));
   }
 
-  insertEdge(e: NewEdge): number {
-    const row = this.db.all<{ no: number }>(
-      'INSERT INTO edges (id, src, dst, type, weight, metadata, valid_from, created_at, closes_valid_to, prior_valid_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING no',
-      [e.id, e.src, e.dst, e.type, e.weight, e.metadata, e.valid_from, e.created_at, e.closes_valid_to, e.prior_valid_to],
-    )[0];
-    return Number(row!.no);
+  /** Inserts many edges with one statement, like `insertMemories`; their numbers in input order. */
+  insertEdges(es: readonly NewEdge[]): number[] {
+    if (es.length === 0) return [];
+    const json = JSON.stringify(es.map((e) => [e.id, e.src, e.dst, e.type, e.weight, e.metadata, e.valid_from, e.created_at, e.closes_valid_to, e.prior_valid_to]));
+    const rows = this.db.all<{ no: number; id: string }>(
+      `INSERT INTO edges (id, src, dst, type, weight, metadata, valid_from, created_at, closes_valid_to, prior_valid_to)
+       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9 FROM json_each(?) ORDER BY key
+       RETURNING no, id`,
+      [json],
+    );
+    const byId = new Map(rows.map((r) => [r.id, Number(r.no)]));
+    return es.map((e) => byId.get(e.id)!);
+  }
+
+  /** Which of `keys` already have an edge, as `src:dst:type` (see `edgeKey`), in one query. */
+  existingEdges(keys: ReadonlyArray<{ src: number; dst: number; type: string }>): Set<string> {
+    if (keys.length === 0) return new Set();
+    const rows = this.db.all<{ src: number; dst: number; type: string }>(
+      'SELECT e.src, e.dst, e.type FROM json_each(?) j JOIN edges e ON e.src = j.value ->> 0 AND e.dst = j.value ->> 1 AND e.type = j.value ->> 2',
+      [JSON.stringify(keys.map((k) => [k.src, k.dst, k.type]))],
+    );
+    return new Set(rows.map((r) => `${Number(r.src)}:${Number(r.dst)}:${r.type}`));
   }
 
   deleteEdge(no: number): void {
