@@ -9,6 +9,9 @@
  * is cheaper and more general than a dictionary of interjections.
  */
 
+/** Changes whenever some text yields different entities; saved entity indexes from another version are rebuilt. */
+export const EXTRACTOR_VERSION = 1;
+
 // Function words that start sentences but never names; a run starting with one drops it.
 const LEADING_FUNCTION_WORDS: ReadonlySet<string> = new Set([
   'a', 'an', 'the', 'this', 'that', 'these', 'those', 'it', 'its', 'he', 'she', 'they', 'we', 'i', 'you',
