@@ -11,10 +11,12 @@
 import type { SqlDriver } from './driver.js';
 import { blobToVector, type EdgeRow, type MemoryRow } from './repository.js';
 
-/** Rows per JSON chunk: bounds the size of one string (texts can be long). */
-const ROWS_PER_CHUNK = 20_000;
-/** Bytes of vectors per blob chunk, far below SQLite's and V8's limits on one value. */
-const VECTOR_BYTES_PER_CHUNK = 64 << 20;
+/**
+ * Rows per JSON chunk and bytes of vectors per blob chunk: one value stays under the 2 MB Durable
+ * Object SQLite allows for typical rows (a chunk of very long texts fails there and is read row by row).
+ */
+const ROWS_PER_CHUNK = 2_000;
+const VECTOR_BYTES_PER_CHUNK = 1 << 20;
 /** The smallest rowid SQLite allows (-2^63, exact as a double): chunks start at a bound so SQLite seeks to it. */
 const FIRST_NO = -(2 ** 63);
 

@@ -126,3 +126,25 @@ describe('saved indexes at open', () => {
     expect(await answers(mem)).toEqual(await answers(await rebuilt(bytes)));
   });
 });
+
+describe('batched writes and bulk reads', () => {
+  it('a batch larger than one statement\'s budget is written in several and reads back whole', async () => {
+    // ~1.6 MB of text and 1.2 MB of vectors: several chunks each way, in one transaction.
+    const big = Array.from({ length: 800 }, (_, i) => ({ id: `big${i}`, text: `Entry ${i} ${'lorem ipsum dolor '.repeat(110)} TKT-${i}`, embedding: Float32Array.from({ length: 384 }, (_, j) => Math.sin(i + j)) }));
+    const mem = await openMemory({ embedder: null });
+    stores.push(mem);
+    await mem.storeMany(big);
+    await mem.relateMany(big.slice(1).map((m, i) => ({ from: m.id, to: big[i]!.id, type: 'FOLLOWS' })));
+    const bytes = await mem.exportDatabase();
+    const log = recorder();
+    const reopened = await openMemory({ storage: await SqliteWasmDriver.open({ bytes }), embedder: null, logger: log.logger });
+    stores.push(reopened);
+    expect(log.messages).toContain(LOADED);
+    const stats = await reopened.stats();
+    expect([stats.memories, stats.edges, stats.readiness.semantic]).toEqual([800, 799, 800]);
+    expect((await reopened.get('big799'))!.text).toBe(big[799]!.text);
+    const q = { queryEmbedding: big[417]!.embedding, k: 3, explain: false };
+    expect((await reopened.recall('TKT-417', q)).map((h) => h.id)[0]).toBe('big417');
+    expect(await reopened.recall('TKT-417', q)).toEqual(await mem.recall('TKT-417', q));
+  });
+});
