@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteWasmDriver, type HybridMemory, type Logger, type RecallMode } from '../../src/index.js';
 import { openMemory, recorder } from '../support/memory.js';
@@ -112,6 +115,26 @@ describe('saved indexes at open', () => {
       expect(log.messages, damage).not.toContain(LOADED);
       expect(log.messages.some((m) => m.startsWith('the saved entity index')), damage).toBe(true);
       expect(await answers(mem), damage).toEqual(expected);
+    }
+  });
+
+  it('a Node file store saves them at close and opens from them through better-sqlite3', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hybridmind-saved-indexes-'));
+    try {
+      const path = join(dir, 'memory.db');
+      const first = await openMemory({ storage: path });
+      await first.storeMany(MEMORIES);
+      await first.relateMany(EDGES);
+      await first.ready();
+      const expected = await answers(first);
+      await first.close();
+      const log = recorder();
+      const again = await openMemory({ storage: path, logger: log.logger });
+      stores.push(again);
+      expect(log.messages).toContain(LOADED);
+      expect(await answers(again)).toEqual(expected);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
