@@ -27,6 +27,37 @@ function codeOf(fn: () => unknown): string | undefined {
 }
 
 
+const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
+
+/**
+ * A version 2 snapshot rewritten as version 1 (minisearch's own `toJSON` shape, which the first
+ * release saved), so the reader of stores saved then stays tested.
+ */
+function nestedEnvelope(v2: Uint8Array): Record<string, unknown> {
+  const { state, ...rest } = JSON.parse(new TextDecoder().decode(v2)) as { state: { documentCount: number; nextId: number; averageFieldLength: number; docs: number[]; texts: string[]; terms: string[]; postings: number[] } };
+  const documentIds: Record<string, number> = {};
+  const fieldLength: Record<string, number[]> = {};
+  const storedFields: Record<string, { text: string }> = {};
+  state.texts.forEach((text, i) => {
+    const [shortId, no, length] = state.docs.slice(3 * i, 3 * i + 3) as [number, number, number];
+    documentIds[shortId] = no;
+    fieldLength[shortId] = [length];
+    storedFields[shortId] = { text };
+  });
+  let at = 0;
+  const index = state.terms.map((term) => {
+    const n = state.postings[at++]!;
+    const freqs: Record<string, number> = {};
+    for (let j = 0; j < n; j++, at += 2) freqs[state.postings[at]!] = state.postings[at + 1]!;
+    return [term, { 0: freqs }];
+  });
+  return {
+    ...rest,
+    version: 1,
+    index: { documentCount: state.documentCount, nextId: state.nextId, documentIds, fieldIds: { text: 0 }, fieldLength, averageFieldLength: [state.averageFieldLength], storedFields, dirtCount: 0, index, serializationVersion: 2 },
+  };
+}
+
 function randomCorpus(seed: number, size: number): string[] {
   const next = rng(seed);
   const words = ['memory', 'agent', 'decision', 'cache', 'sqlite', 'vector', 'graph', 'Zürich', '東京', 'order', 'section', 'release'];
@@ -254,11 +285,17 @@ describe('Bm25Index', () => {
 
     it('throws CORRUPT on malformed bytes', () => {
       const good = indexOf(['alpha ADR-007', 'beta']).save();
-      const json = JSON.parse(new TextDecoder().decode(good)) as { index: Record<string, unknown> };
-      const variant = (mutate: (index: Record<string, unknown>) => void): Uint8Array => {
-        const copy = structuredClone(json);
+      const nested = nestedEnvelope(good);
+      const v1 = (mutate: (index: Record<string, unknown>) => void): Uint8Array => {
+        const copy = structuredClone(nested) as { index: Record<string, unknown> };
         mutate(copy.index);
-        return new TextEncoder().encode(JSON.stringify(copy));
+        return encode(copy);
+      };
+      const flat = JSON.parse(new TextDecoder().decode(good)) as { state: Record<string, unknown[] | number> };
+      const v2 = (mutate: (state: Record<string, unknown[] | number>) => void): Uint8Array => {
+        const copy = structuredClone(flat);
+        mutate(copy.state);
+        return encode(copy);
       };
       const bad: Uint8Array[] = [
         new Uint8Array([0xff, 0xfe, 0x00]),
@@ -267,13 +304,31 @@ describe('Bm25Index', () => {
         new TextEncoder().encode('{}'),
         new TextEncoder().encode('[1,2,3]'),
         new TextEncoder().encode('{"format":"hybridmind.bm25","version":1,"tokenizer":1,"index":null}'),
-        variant((index) => delete index['documentIds']),
-        variant((index) => (index['index'] = [['alpha', 5]])),
-        variant((index) => (index['storedFields'] = {})),
-        variant((index) => (index['documentCount'] = 9)),
-        variant((index) => (index['fieldIds'] = { title: 0 })),
+        new TextEncoder().encode('{"format":"hybridmind.bm25","version":2,"tokenizer":1,"state":null}'),
+        v1((index) => delete index['documentIds']),
+        v1((index) => (index['index'] = [['alpha', 5]])),
+        v1((index) => (index['storedFields'] = {})),
+        v1((index) => (index['documentCount'] = 9)),
+        v1((index) => (index['fieldIds'] = { title: 0 })),
+        v2((state) => delete state['texts']),
+        v2((state) => (state['documentCount'] = 9)),
+        v2((state) => (state['texts'] = ['only one'])),
+        v2((state) => ((state['docs'] as number[])[1] = -1)),
+        v2((state) => (state['docs'] = [...(state['docs'] as number[]).slice(0, 3), ...(state['docs'] as number[]).slice(0, 3)])),
+        v2((state) => ((state['postings'] as number[])[1] = 77)),
+        v2((state) => ((state['postings'] as number[])[0] = 1000)),
+        v2((state) => (state['postings'] as number[]).push(1)),
+        v2((state) => (state['terms'] as unknown[]).push(5)),
       ];
       for (const bytes of bad) expect(codeOf(() => Bm25Index.load(bytes)), new TextDecoder().decode(bytes)).toBe('CORRUPT');
+    });
+
+    it('still loads the version 1 snapshot (minisearch\'s own JSON) to identical results', () => {
+      const index = indexOf(corpus, { k1: 1.5, b: 0.5 });
+      index.remove(3);
+      const restored = Bm25Index.load(encode(nestedEnvelope(index.save())));
+      expect(restored.size).toBe(index.size);
+      for (const query of queries) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
     });
 
     it('throws UNSUPPORTED on an unknown format version', () => {

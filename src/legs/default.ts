@@ -22,5 +22,6 @@ export async function defaultLegs({ vectorKernel, ann, logger }: LegChoice): Pro
     loadLexical: (bytes) => Bm25Index.load(bytes, { logger }),
     graph: () => new GraphIndex(),
     entities: () => new EntityIndex(),
+    loadEntities: (bytes) => EntityIndex.load(bytes),
   };
 }

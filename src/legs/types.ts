@@ -153,6 +153,8 @@ export interface EntityLeg {
   known(text: string): number[];
   /** Memories ranked by a walk from `seeds` and the query's entities. */
   walk(seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[];
+  /** Persistable form; `LegFactory.loadEntities` restores it without re-reading the texts. */
+  save(): Uint8Array;
 }
 
 /** A vector index's saved bytes, kept by the store (a blob in its own database). */
@@ -173,6 +175,8 @@ export interface LegFactory {
   loadLexical(bytes: Uint8Array): LexicalIndex;
   graph(): GraphLeg;
   entities(): EntityLeg;
+  /** An entity index from `EntityLeg.save()`'s bytes; throws when they do not load. */
+  loadEntities(bytes: Uint8Array): EntityLeg;
 }
 
 /** The WebAssembly SIMD kernel of the exact dense scan: a precompiled module or its bytes. */

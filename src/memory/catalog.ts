@@ -20,7 +20,7 @@ export class Catalog {
     return this.#byNo.size;
   }
 
-  set(row: MemoryRow): CatalogEntry {
+  set(row: Omit<MemoryRow, 'text'>): CatalogEntry {
     const entry: CatalogEntry = {
       no: row.no,
       id: row.id,

@@ -4,7 +4,8 @@ import { sqlAnnStore } from '../storage/ann-store.js';
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
-import { loadSavedLexical, saveLexical, storeStamp } from './saved-lexical.js';
+import { ENTITIES, LEXICAL, loadSaved, save, storeStamp } from './saved-lexical.js';
+import { readAll } from './read-store.js';
 import type { NeighbourAveraging } from './neighbour-averaging.js';
 import type { RecallParts } from './recall.js';
 
@@ -26,7 +27,7 @@ export class Indexes implements RecallParts {
   lexical: LexicalIndex;
   readonly graph: GraphLeg;
   /** Memories by the entities their text names: what the graph leg walks when no edge leads on. */
-  readonly entities: EntityLeg;
+  entities: EntityLeg;
   vector: VectorIndex | null = null;
   readonly repository: Repository;
   /** Lookups for edges the store draws itself; null when `autoEdges: false`. */
@@ -36,7 +37,7 @@ export class Indexes implements RecallParts {
   readonly #legs: LegFactory;
   readonly #logger: Logger;
   readonly #options: IndexOptions;
-  /** Stamp of the lexical index saved in `derived_index`, when it matches the one in memory. */
+  /** Stamp of the lexical and entity indexes saved in `derived_index`, when it matches the ones in memory. */
   #savedStamp: string | null = null;
 
   constructor(repository: Repository, options: IndexOptions) {
@@ -62,33 +63,44 @@ export class Indexes implements RecallParts {
   }
 
   /**
-   * Rebuilds every index from SQLite (open, import). A restore reads `source`, a checked copy of
-   * the rows about to replace this repository's, so the indexes are ready before the swap.
+   * Builds every index from SQLite (open, import). A restore reads `source`, a checked copy of
+   * the rows about to replace this repository's, so the indexes are ready before the swap. On
+   * open, the lexical and entity indexes saved at close are loaded when still current, and the
+   * texts are read only if one of them (or auto edges) needs them.
    */
   rebuild(source: Repository = this.repository): void {
-    const saved = source === this.repository ? this.#loadSavedLexical() : null;
-    if (saved) this.lexical = saved;
-    for (const row of source.allMemories()) this.addMemory(row, saved === null);
-    for (const edge of source.allEdges()) this.addEdge(edge);
-    const vectors = source.allVectors();
+    const logger = this.#logger;
+    const stamp = source === this.repository ? storeStamp(this.repository) : null;
+    const lexical = stamp && loadSaved(this.repository, LEXICAL, this.#legs, stamp, logger);
+    const entities = stamp && loadSaved(this.repository, ENTITIES, this.#legs, stamp, logger);
+    if (lexical) this.lexical = lexical;
+    if (entities) this.entities = entities;
+    if (stamp && lexical && entities) this.#savedStamp = stamp.key;
+    const rows = readAll(source);
+    const texts = lexical && entities && !this.auto ? null : rows.texts();
+    for (const row of rows.catalog) {
+      const entry = this.catalog.set(row);
+      this.graph.addNode(row.no);
+      if (!texts) continue;
+      const text = texts.get(row.no)!;
+      if (!lexical) this.lexical.add(row.no, text);
+      if (!entities) this.entities.add(row.no, text, sessionOf(entry.metadata));
+      this.auto?.register({ no: row.no, id: row.id, text, metadata: entry.metadata });
+    }
+    for (const edge of rows.edges) this.addEdge(edge);
+    const vectors = rows.vectors();
     if (vectors.length > 0) {
       const index = this.ensureVectorIndex(vectors[0]!.vector.length);
       for (const { no, vector } of vectors) index.add(no, vector);
     }
   }
 
-  #loadSavedLexical(): LexicalIndex | null {
-    const stamp = storeStamp(this.repository);
-    const saved = loadSavedLexical(this.repository, stamp, this.#logger, (bytes) => this.#legs.loadLexical(bytes));
-    if (saved) this.#savedStamp = stamp.key;
-    return saved;
-  }
-
-  /** Saves the lexical index for the next open, unless the saved one is already current (close, export). */
+  /** Saves the lexical and entity indexes for the next open, unless the saved ones are already current (close, export). */
   saveDerived(): void {
     const stamp = storeStamp(this.repository);
     if (stamp.key === this.#savedStamp) return;
-    saveLexical(this.repository, stamp, this.lexical);
+    save(this.repository, LEXICAL, stamp, this.lexical);
+    save(this.repository, ENTITIES, stamp, this.entities);
     this.#savedStamp = stamp.key;
   }
 

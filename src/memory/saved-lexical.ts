@@ -1,21 +1,30 @@
 /**
- * The lexical index saved in the store's own database (table `derived_index`), so opening a store
- * loads it instead of re-tokenizing every memory's text. Saved bytes are stamped with the store
- * generation (moved by every committed write, see `Repository.transaction`) plus the memories'
- * count and last row number (which also move when some other program writes the file): a stamp
- * that differs, a missing row or bytes that do not load mean a rebuild from the rows, never an
- * index that disagrees with SQLite.
+ * Indexes saved in the store's own database (table `derived_index`), so opening a store loads
+ * them instead of re-reading and re-analysing every memory's text: the lexical index and the
+ * entity index. Saved bytes are stamped with the store generation (moved by every committed
+ * write, see `Repository.transaction`) plus the memories' count and last row number (which also
+ * move when some other program writes the file): a stamp that differs, a missing row or bytes
+ * that do not load mean a rebuild from the rows, never an index that disagrees with SQLite.
  */
-import type { LexicalIndex } from '../legs/types.js';
+import type { EntityLeg, LegFactory, LexicalIndex } from '../legs/types.js';
 import type { Logger } from '../logger.js';
 import type { Repository } from '../storage/repository.js';
-
-const NAME = 'lexical';
 
 export interface Stamp {
   key: string;
   memories: number;
 }
+
+/** What is saved under each name: how to read it back (the store's leg factory), how many memories it holds, how the log names it. */
+export interface Saved<T> {
+  name: string;
+  label: string;
+  load(legs: LegFactory, bytes: Uint8Array): T;
+  size(index: T): number;
+}
+
+export const LEXICAL: Saved<LexicalIndex> = { name: 'lexical', label: 'lexical index', load: (legs, bytes) => legs.loadLexical(bytes), size: (i) => i.size };
+export const ENTITIES: Saved<EntityLeg> = { name: 'entities', label: 'entity index', load: (legs, bytes) => legs.loadEntities(bytes), size: (i) => i.size };
 
 export function storeStamp(repo: Repository): Stamp {
   const row = repo.db.all<{ g: string | null; count: number; last: number | null }>(
@@ -25,28 +34,28 @@ export function storeStamp(repo: Repository): Stamp {
   return { key: `g${row.g ?? 0} m${memories}:${Number(row.last ?? 0)}`, memories };
 }
 
-/** The saved index when its stamp is `stamp` and `load` reads it whole; otherwise null (the caller rebuilds). */
-export function loadSavedLexical(repo: Repository, stamp: Stamp, logger: Logger, load: (bytes: Uint8Array) => LexicalIndex): LexicalIndex | null {
-  const row = repo.db.all<{ stamp: string; bytes: Uint8Array }>('SELECT stamp, bytes FROM derived_index WHERE name = ?', [NAME])[0];
+/** The saved index when its stamp is `stamp` and it loads whole; otherwise null (the caller rebuilds). */
+export function loadSaved<T>(repo: Repository, what: Saved<T>, legs: LegFactory, stamp: Stamp, logger: Logger): T | null {
+  const row = repo.db.all<{ stamp: string; bytes: Uint8Array }>('SELECT stamp, bytes FROM derived_index WHERE name = ?', [what.name])[0];
   if (!row) return null;
   if (row.stamp !== stamp.key) {
-    logger('info', 'the saved lexical index is from another store generation; rebuilding it', { saved: row.stamp, store: stamp.key });
+    logger('info', `the saved ${what.label} is from another store generation; rebuilding it`, { saved: row.stamp, store: stamp.key });
     return null;
   }
   try {
-    const index = load(row.bytes);
-    if (index.size === stamp.memories) {
-      logger('debug', 'loaded the saved lexical index', { memories: stamp.memories });
+    const index = what.load(legs, row.bytes);
+    if (what.size(index) === stamp.memories) {
+      logger('debug', `loaded the saved ${what.label}`, { memories: stamp.memories });
       return index;
     }
-    logger('warn', 'the saved lexical index does not cover every memory; rebuilding it', { indexed: index.size, memories: stamp.memories });
+    logger('warn', `the saved ${what.label} does not cover every memory; rebuilding it`, { indexed: what.size(index), memories: stamp.memories });
   } catch (error) {
-    logger('warn', 'the saved lexical index could not be read; rebuilding it', { error });
+    logger('warn', `the saved ${what.label} could not be read; rebuilding it`, { error });
   }
   return null;
 }
 
 /** Writes outside `Repository.transaction` on purpose: saving derived bytes is not a write to the truth and must not move the generation. */
-export function saveLexical(repo: Repository, stamp: Stamp, index: LexicalIndex): void {
-  repo.db.exec('INSERT OR REPLACE INTO derived_index (name, stamp, bytes) VALUES (?, ?, ?)', [NAME, stamp.key, index.save()]);
+export function save<T extends { save(): Uint8Array }>(repo: Repository, what: Saved<T>, stamp: Stamp, index: T): void {
+  repo.db.exec('INSERT OR REPLACE INTO derived_index (name, stamp, bytes) VALUES (?, ?, ?)', [what.name, stamp.key, index.save()]);
 }

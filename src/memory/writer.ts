@@ -49,15 +49,19 @@ export class Writer {
     }
     const [rows, edges] = this.#repo.transaction(method, () => {
       if (this.#repo.getMeta('dim') === null && dim !== null) this.#repo.setMeta('dim', String(dim));
-      const inserted: MemoryRow[] = prepared.map((p) => {
-        const no = this.#repo.insertMemory(p.row);
+      const nos = this.#repo.insertMemories(prepared.map((p) => p.row));
+      const plain: Array<{ no: number; vector: Float32Array }> = [];
+      const inserted: MemoryRow[] = prepared.map((p, i) => {
+        const no = nos[i]!;
         if (p.vector) {
           const stored = this.#averaged(no, p.vector);
-          this.#repo.setVector(no, stored, stored === p.vector ? null : p.vector);
+          if (stored === p.vector) plain.push({ no, vector: stored });
+          else this.#repo.setVector(no, stored, p.vector);
           p.vector = stored;
         }
         return { ...p.row, no };
       });
+      this.#repo.setVectors(plain);
       const vectors = new Map(prepared.flatMap((p, i) => (p.vector ? [[inserted[i]!.no, p.vector] as const] : [])));
       return [inserted, this.#insertEdges(this.#autoEdgeDrafts(inserted, vectors))] as const;
     });
@@ -85,8 +89,10 @@ export class Writer {
     const validFrom = new Map(rows.map((r) => [r.no, Number(r.valid_from)]));
     const index = this.#indexes.vector;
     const similar = index ? [...vectors].flatMap(([no, v]) => auto.similar(no, v, (q, k, accept) => index.search(q, k, accept))) : [];
-    return [...auto.propose(batch), ...similar]
-      .filter((p) => !this.#repo.edgeBetween(p.from, p.to, p.type))
+    const proposals = [...auto.propose(batch), ...similar];
+    const existing = this.#repo.existingEdges(proposals.map((p) => ({ src: p.from, dst: p.to, type: p.type })));
+    return proposals
+      .filter((p) => !existing.has(edgeKey({ src: p.from, dst: p.to, type: p.type })))
       .map((p) => ({
         id: randomId(),
         src: p.from,
@@ -145,12 +151,16 @@ export class Writer {
       const name = `edges[${i}]`;
       const spec = checkOptions(method, name, e, ['from', 'to', 'type', ...RELATE_KEYS]) as { from?: unknown; to?: unknown; type?: unknown } & RelateOptions;
       const { from, to, type, ...options } = spec;
-      const draft = this.#prepareEdge(method, `${name}.`, from, to, type, options);
-      const key = `${draft.src}:${draft.dst}:${draft.type}`;
+      const draft = this.#prepareEdge(method, `${name}.`, from, to, type, options, false);
+      const key = edgeKey(draft);
       if (seen.has(key)) throw new HybridMindError('CONFLICT', method, `${name} repeats a ${draft.type} edge from ${JSON.stringify(from)} to ${JSON.stringify(to)}`);
       seen.add(key);
       return draft;
     });
+    // One lookup for the whole batch rather than one query per edge.
+    const existing = this.#repo.existingEdges(drafts);
+    const clash = drafts.find((d) => existing.has(edgeKey(d)));
+    if (clash) throw this.#edgeExists(method, clash);
     return this.commitEdges(method, drafts);
   }
 
@@ -166,7 +176,7 @@ export class Writer {
   }
 
   #insertEdges(drafts: Array<Omit<EdgeRow, 'no'>>): EdgeRow[] {
-    return drafts.map((draft) => {
+    const edges = drafts.map((draft) => {
         const edge = { ...draft };
         if (edge.type === EDGE_TYPES.SUPERSEDES) {
           const newer = this.#repo.memoryByNo(edge.src)!;
@@ -178,8 +188,10 @@ export class Writer {
             this.#repo.setValidTo(edge.dst, closingTime(newer, older));
           }
         }
-      return { ...edge, no: this.#repo.insertEdge(edge) };
+      return edge;
     });
+    const nos = this.#repo.insertEdges(edges);
+    return edges.map((edge, i) => ({ ...edge, no: nos[i]! }));
   }
 
   #indexEdges(rows: readonly EdgeRow[]): void {
@@ -189,17 +201,22 @@ export class Writer {
     }
   }
 
-  #prepareEdge(method: string, prefix: string, fromId: unknown, toId: unknown, type: unknown, options: unknown): Omit<EdgeRow, 'no'> {
+  #edgeExists(method: string, e: Pick<EdgeRow, 'src' | 'dst' | 'type'>): HybridMindError {
+    const id = (no: number) => JSON.stringify(this.#indexes.catalog.entry(no).id);
+    return new HybridMindError('CONFLICT', method, `a ${e.type} edge from ${id(e.src)} to ${id(e.dst)} already exists`);
+  }
+
+  /** `checkExisting: false` when the caller looks up a whole batch at once. */
+  #prepareEdge(method: string, prefix: string, fromId: unknown, toId: unknown, type: unknown, options: unknown, checkExisting = true): Omit<EdgeRow, 'no'> {
     const from = this.#memoryNo(method, `${prefix}${prefix ? 'from' : 'fromId'}`, fromId);
     const to = this.#memoryNo(method, `${prefix}${prefix ? 'to' : 'toId'}`, toId);
     const edgeType = checkEdgeType(method, type);
     const { weight, metadata, validFrom: given } = checkRelateOptions(method, prefix, options);
     if (from === to) throw invalid(method, 'a memory cannot be related to itself; fromId and toId are both', fromId);
     const validFrom = given ?? this.#indexes.catalog.entry(from).validFrom;
-    if (this.#repo.edgeBetween(from, to, edgeType)) {
-      throw new HybridMindError('CONFLICT', method, `a ${edgeType} edge from ${JSON.stringify(fromId)} to ${JSON.stringify(toId)} already exists`);
-    }
-    return { id: randomId(), src: from, dst: to, type: edgeType, weight, metadata, valid_from: validFrom, created_at: this.#now(), closes_valid_to: 0, prior_valid_to: null };
+    const draft = { id: randomId(), src: from, dst: to, type: edgeType, weight, metadata, valid_from: validFrom, created_at: this.#now(), closes_valid_to: 0, prior_valid_to: null };
+    if (checkExisting && this.#repo.edgeBetween(from, to, edgeType)) throw this.#edgeExists(method, draft);
+    return draft;
   }
 
   unrelate(edgeId: unknown): void {
@@ -286,6 +303,11 @@ export function checkRelateOptions(method: string, prefix: string, options: unkn
     metadata: JSON.stringify(checkMetadata(method, `${prefix || 'options.'}metadata`, o.metadata)),
     validFrom: checkOptionalTime(method, `${prefix || 'options.'}validFrom`, o.validFrom),
   };
+}
+
+/** An edge's identity: at most one edge of a type from one memory to another. */
+export function edgeKey(e: Pick<EdgeRow, 'src' | 'dst' | 'type'>): string {
+  return `${e.src}:${e.dst}:${e.type}`;
 }
 
 /** When a supersession ends the older fact: as the newer one starts, but never before the older began. */

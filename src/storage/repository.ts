@@ -82,12 +82,25 @@ export class Repository {
     this.db.exec('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]);
   }
 
-  insertMemory(m: NewMemory): number {
-    const row = this.db.all<{ no: number }>(
-      'INSERT INTO memories (id, text, kind, domain, metadata, created_at, valid_from, valid_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING no',
-      [m.id, m.text, m.kind, m.domain, m.metadata, m.created_at, m.valid_from, m.valid_to],
-    )[0];
-    return Number(row!.no);
+  /**
+   * Inserts many memories with one statement (their fields as one JSON parameter), returning their
+   * numbers in input order: one call into SQLite instead of one per row is most of what a batch
+   * write costs through a WASM binding.
+   */
+  insertMemories(ms: readonly NewMemory[]): number[] {
+    const byId = new Map<string, number>();
+    for (const chunk of chunksOf(ms, (m) => m.text.length + m.metadata.length + m.id.length)) {
+      const json = JSON.stringify(chunk.map((m) => [m.id, m.text, m.kind, m.domain, m.metadata, m.created_at, m.valid_from, m.valid_to]));
+      const rows = this.db.all<{ no: number; id: string }>(
+        `INSERT INTO memories (id, text, kind, domain, metadata, created_at, valid_from, valid_to)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7 FROM json_each(?) ORDER BY key
+         RETURNING no, id`,
+        [json],
+      );
+      // RETURNING's row order is unspecified; ids are unique, so they say which row got which number.
+      for (const r of rows) byId.set(r.id, Number(r.no));
+    }
+    return ms.map((m) => byId.get(m.id)!);
   }
 
   updateMemory(m: MemoryRow): void {
@@ -131,6 +144,22 @@ export class Repository {
     this.db.exec('INSERT OR REPLACE INTO vectors (no, vector, raw) VALUES (?, ?, ?)', [no, vectorBytes(vector), raw && vectorBytes(raw)]);
   }
 
+  /** Many vectors without a raw column in one statement: one blob holds them all, cut apart in SQL. */
+  setVectors(entries: ReadonlyArray<{ no: number; vector: Float32Array }>): void {
+    for (const chunk of chunksOf(entries, (e) => e.vector.byteLength)) {
+      const width = chunk[0]!.vector.byteLength;
+      const blob = new Uint8Array(width * chunk.length);
+      chunk.forEach((e, i) => {
+        if (e.vector.byteLength !== width) throw new Error(`setVectors: vector ${e.no} has ${e.vector.byteLength} bytes, the batch ${width}`);
+        blob.set(vectorBytes(e.vector), i * width);
+      });
+      this.db.exec(
+        'INSERT OR REPLACE INTO vectors (no, vector, raw) SELECT value, substr(?, key * ? + 1, ?), NULL FROM json_each(?)',
+        [blob, width, width, JSON.stringify(chunk.map((e) => e.no))],
+      );
+    }
+  }
+
   /** The model's vector of `no`: its raw column when averaging stored one, else the vector. */
   rawVector(no: number): Float32Array | undefined {
     const row = this.db.all<{ v: Uint8Array }>('SELECT coalesce(raw, vector) AS v FROM vectors WHERE no = ?', [no])[0];
@@ -159,12 +188,33 @@ export class Repository {
     return this.db.all<{ no: number }>('SELECT m.no FROM memories m LEFT JOIN vectors v ON v.no = m.no WHERE v.no IS NULL ORDER BY m.no').map((r) => Number(r.no));
   }
 
-  insertEdge(e: NewEdge): number {
-    const row = this.db.all<{ no: number }>(
-      'INSERT INTO edges (id, src, dst, type, weight, metadata, valid_from, created_at, closes_valid_to, prior_valid_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING no',
-      [e.id, e.src, e.dst, e.type, e.weight, e.metadata, e.valid_from, e.created_at, e.closes_valid_to, e.prior_valid_to],
-    )[0];
-    return Number(row!.no);
+  /** Inserts many edges with one statement, like `insertMemories`; their numbers in input order. */
+  insertEdges(es: readonly NewEdge[]): number[] {
+    const byId = new Map<string, number>();
+    for (const chunk of chunksOf(es, (e) => e.id.length + e.type.length + e.metadata.length + 64)) {
+      const json = JSON.stringify(chunk.map((e) => [e.id, e.src, e.dst, e.type, e.weight, e.metadata, e.valid_from, e.created_at, e.closes_valid_to, e.prior_valid_to]));
+      const rows = this.db.all<{ no: number; id: string }>(
+        `INSERT INTO edges (id, src, dst, type, weight, metadata, valid_from, created_at, closes_valid_to, prior_valid_to)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9 FROM json_each(?) ORDER BY key
+         RETURNING no, id`,
+        [json],
+      );
+      for (const r of rows) byId.set(r.id, Number(r.no));
+    }
+    return es.map((e) => byId.get(e.id)!);
+  }
+
+  /** Which of `keys` already have an edge, as `src:dst:type` (see `edgeKey`), in one query. */
+  existingEdges(keys: ReadonlyArray<{ src: number; dst: number; type: string }>): Set<string> {
+    const found = new Set<string>();
+    for (const chunk of chunksOf(keys, (k) => k.type.length + 48)) {
+      const rows = this.db.all<{ src: number; dst: number; type: string }>(
+        'SELECT e.src, e.dst, e.type FROM json_each(?) j JOIN edges e ON e.src = j.value ->> 0 AND e.dst = j.value ->> 1 AND e.type = j.value ->> 2',
+        [JSON.stringify(chunk.map((k) => [k.src, k.dst, k.type]))],
+      );
+      for (const r of rows) found.add(`${Number(r.src)}:${Number(r.dst)}:${r.type}`);
+    }
+    return found;
   }
 
   deleteEdge(no: number): void {
@@ -203,6 +253,31 @@ export class Repository {
   vacuum(): void {
     this.db.exec('VACUUM');
   }
+}
+
+/**
+ * Batch parameters are kept under this many characters (or bytes): Durable Object SQLite refuses
+ * a string or blob over 2 MB, and UTF-8 takes up to three bytes per character.
+ */
+const CHUNK_BUDGET = 512 * 1024;
+
+/** `items` in consecutive runs whose `weight`s add up to at most the budget (an item over it goes alone). */
+function chunksOf<T>(items: readonly T[], weight: (item: T) => number): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let total = 0;
+  for (const item of items) {
+    const w = weight(item);
+    if (current.length > 0 && total + w > CHUNK_BUDGET) {
+      out.push(current);
+      current = [];
+      total = 0;
+    }
+    current.push(item);
+    total += w;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
 }
 
 /** SQLite hands back blobs at arbitrary offsets; a Float32Array needs 4-byte alignment, so copy. */

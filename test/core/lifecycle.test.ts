@@ -206,7 +206,8 @@ function failingDriver(inner: SqlDriver, pattern: RegExp, n: number): SqlDriver 
 describe('atomic writes', () => {
   it('a batch that fails midway leaves SQLite and every index unchanged', async () => {
     const driver = await SqliteWasmDriver.open();
-    mem = await HybridMemory.open({ storage: failingDriver(driver, /INSERT INTO memories/, 4), embedder: null, now: () => NOW });
+    // A batch's vectors are written after its rows: failing the second batch's vectors fails it midway.
+    mem = await HybridMemory.open({ storage: failingDriver(driver, /INTO vectors/, 2), embedder: null, now: () => NOW });
     await mem.storeMany([{ id: 'keep', text: 'kept before the failure', embedding: new Float32Array([1, 0]) }]);
     const before = { stats: await mem.stats(), db: driver.serialize() };
     const batch = ['one', 'two', 'three', 'four'].map((w, i) => ({ id: w, text: `zebra ${w}`, embedding: new Float32Array([0, i + 1]) }));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HybridMemory, SqliteWasmDriver, type Logger, type SqlDriver } from '../../src/index.js';
-import { ids, openMemory } from '../support/memory.js';
+import { ids, openMemory, recorder } from '../support/memory.js';
 
 /**
  * Opening a store loads the lexical index saved at close/export instead of re-tokenizing every
@@ -24,11 +24,6 @@ afterEach(async () => {
   for (const s of stores) await s.close();
   stores = [];
 });
-
-function recorder(): { logger: Logger; messages: string[] } {
-  const messages: string[] = [];
-  return { messages, logger: (_level, message) => messages.push(message) };
-}
 
 /** A persisted store is opened through its driver (OPFS, a Node file); these bytes stand for its file. */
 async function open(storage: Uint8Array | SqlDriver, logger: Logger): Promise<HybridMemory> {

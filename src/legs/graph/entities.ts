@@ -9,6 +9,9 @@
  * is cheaper and more general than a dictionary of interjections.
  */
 
+/** Changes whenever some text yields different entities; saved entity indexes from another version are rebuilt. */
+export const EXTRACTOR_VERSION = 1;
+
 // Function words that start sentences but never names; a run starting with one drops it.
 const LEADING_FUNCTION_WORDS: ReadonlySet<string> = new Set([
   'a', 'an', 'the', 'this', 'that', 'these', 'those', 'it', 'its', 'he', 'she', 'they', 'we', 'i', 'you',
@@ -27,15 +30,22 @@ const QUOTED = /["“”]([^"“”]{3,60})["“”]/gu;
 // a long word or a long `a-b-c…` chain starts a scan to its end, quadratic in the run's length.
 const IDENTIFIER = /#\d[\p{L}\p{N}_-]*|(?<![\p{L}\p{N}_./-])[\p{L}\p{N}]+(?:[-_./][\p{L}\p{N}]+)+/gu;
 const HAS_DIGIT = /\p{N}/u;
+const NAME_START = /[\p{Lu}\p{N}]/u;
+// Ends a word might lose: a possessive 's, or a trailing run of . ' ’ -.
+const TRIMMABLE_END = /['’.-]$|['’]s$/u;
 const MAX_NAME_WORDS = 6;
 
 /** Normalised entity keys mentioned in `text`, each once, in first-seen order. */
 export function extractEntities(text: string): string[] {
   const prepared = text.normalize('NFKC');
   const out = new Set<string>();
-  for (const sentence of prepared.split(/(?<=[.!?:;])\s+|\n+/u)) addNames(sentence, out);
-  for (const m of prepared.matchAll(QUOTED)) addKey(m[1]!, out);
-  for (const m of prepared.matchAll(IDENTIFIER)) if (HAS_DIGIT.test(m[0])) addKey(m[0], out);
+  // A name starts with a capital or a digit and an identifier holds a digit: text without either
+  // (most lines of lower-case notes) has no names or identifiers, and skips both scans.
+  if (NAME_START.test(prepared)) {
+    for (const sentence of prepared.split(/(?<=[.!?:;])\s+|\n+/u)) if (NAME_START.test(sentence)) addNames(sentence, out);
+  }
+  if (prepared.includes('"') || prepared.includes('“') || prepared.includes('”')) for (const m of prepared.matchAll(QUOTED)) addKey(m[1]!, out);
+  if (HAS_DIGIT.test(prepared)) for (const m of prepared.matchAll(IDENTIFIER)) if (HAS_DIGIT.test(m[0])) addKey(m[0], out);
   return [...out];
 }
 
@@ -58,7 +68,7 @@ function addNames(sentence: string, out: Set<string>): void {
   };
   for (const m of sentence.matchAll(WORD)) {
     // The lookbehind keeps a long run of `.'-` inside a word from being rescanned at every position.
-    const word = m[0].replace(/['’]s$|(?<![.'’-])[.'’-]+$/u, '');
+    const word = TRIMMABLE_END.test(m[0]) ? m[0].replace(/['’]s$|(?<![.'’-])[.'’-]+$/u, '') : m[0];
     if (word === '') continue;
     // "I" is capitalised by spelling, not because it names something.
     if (CAPITALISED.test(word) && word !== 'I') {

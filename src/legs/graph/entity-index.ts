@@ -1,5 +1,8 @@
 import type { EntityLeg, EntityWalkOptions, Scored } from '../types.js';
-import { extractEntities } from './entities.js';
+import { EXTRACTOR_VERSION, extractEntities } from './entities.js';
+
+const FORMAT = 'hybridmind.entities';
+const FORMAT_VERSION = 1;
 
 /**
  * What the walk reads of a memory–entity graph. The embedded index holds all of it; the Postgres
@@ -146,6 +149,46 @@ export class EntityIndex implements EntityLeg {
     this.#keys.clear();
     this.#postings.length = 0;
     this.#of.clear();
+  }
+
+  /**
+   * UTF-8 JSON of the entity keys (in id order, so ids survive) and each memory's entity ids (in
+   * the order memories were last added, so postings come back in the order they were built and a
+   * walk sums in the same order).
+   */
+  save(): Uint8Array {
+    const of: number[] = [];
+    for (const [no, ids] of this.#of) of.push(no, ids.length, ...ids);
+    return new TextEncoder().encode(JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, extractor: EXTRACTOR_VERSION, keys: [...this.#keys.keys()], of }));
+  }
+
+  /** Restores {@link EntityIndex.save}'s bytes; throws on anything else (the caller rebuilds from the texts). */
+  static load(bytes: Uint8Array, options: { maxShare?: number; minCap?: number } = {}): EntityIndex {
+    const saved = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as { format?: unknown; version?: unknown; extractor?: unknown; keys?: unknown; of?: unknown };
+    if (saved.format !== FORMAT || saved.version !== FORMAT_VERSION || saved.extractor !== EXTRACTOR_VERSION || !Array.isArray(saved.keys) || !Array.isArray(saved.of)) {
+      throw new Error(`not a ${FORMAT} v${FORMAT_VERSION} snapshot of extractor v${EXTRACTOR_VERSION}`);
+    }
+    const index = new EntityIndex(options);
+    for (const key of saved.keys) {
+      if (typeof key !== 'string' || index.#keys.has(key)) throw new Error('entity keys must be distinct strings');
+      index.#keys.set(key, index.#postings.length);
+      index.#postings.push(new Set());
+    }
+    const of = saved.of as unknown[];
+    const isCount = (v: unknown, max: number): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max;
+    for (let i = 0; i < of.length; ) {
+      const no = of[i];
+      const count = of[i + 1];
+      if (!isCount(no, Number.MAX_SAFE_INTEGER) || !isCount(count, of.length - i - 2) || index.#of.has(no)) throw new Error(`malformed entry at ${i}`);
+      const ids = of.slice(i + 2, i + 2 + count);
+      for (const id of ids) {
+        if (!isCount(id, index.#postings.length - 1)) throw new Error(`entity id ${String(id)} out of range`);
+        index.#postings[id]!.add(no);
+      }
+      index.#of.set(no, ids as number[]);
+      i += 2 + count;
+    }
+    return index;
   }
 
   /** The entities of `text` (a query) that some memory names. */

@@ -13,10 +13,11 @@
  * lets `load` rebuild a snapshot written by a different tokenizer version.
  */
 import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
-import { HybridMindError, invalid, show } from '../../errors.js';
+import { HybridMindError, invalid, messageOf, show } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
 import { heapPush } from '../../util/top-heap.js';
+import { flatState, fromFlatState, type FlatState } from './minisearch-state.js';
 import { forEachTermScore } from './term-scores.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
 
@@ -41,7 +42,9 @@ type Params = Required<Omit<Bm25IndexOptions, 'logger'>>;
 export const BM25_DEFAULTS: Readonly<Params> = Object.freeze({ k1: 1.2, b: 0.7, d: 0.5, identifierBoost: 2 });
 
 const FORMAT = 'hybridmind.bm25';
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
+/** Version 1 held minisearch's own JSON (`index`); still read, never written. */
+const NESTED_VERSION = 1;
 
 interface Doc {
   no: number;
@@ -53,7 +56,7 @@ interface Envelope {
   version: number;
   tokenizer: number;
   params: Params;
-  index: AsPlainObject;
+  state: FlatState;
 }
 
 const identity = (term: string): string => term;
@@ -152,14 +155,14 @@ export class Bm25Index implements LexicalIndex {
     this.#search.removeAll();
   }
 
-  /** UTF-8 JSON: a versioned envelope around minisearch's own serialization. */
+  /** UTF-8 JSON: a versioned envelope around minisearch's index in flat arrays (see `minisearch-state.ts`). */
   save(): Uint8Array {
     const envelope: Envelope = {
       format: FORMAT,
       version: FORMAT_VERSION,
       tokenizer: TOKENIZER_VERSION,
       params: this.#params,
-      index: this.#search.toJSON(),
+      state: flatState(this.#search),
     };
     return new TextEncoder().encode(JSON.stringify(envelope));
   }
@@ -184,8 +187,8 @@ export class Bm25Index implements LexicalIndex {
     if (!isRecord(envelope) || envelope['format'] !== FORMAT) {
       throw corrupt(`expected a ${FORMAT} snapshot, received format ${show(isRecord(envelope) ? envelope['format'] : envelope)}`);
     }
-    if (envelope['version'] !== FORMAT_VERSION) {
-      throw new HybridMindError('UNSUPPORTED', method, `snapshot format version ${show(envelope['version'])}, this build reads ${FORMAT_VERSION}`);
+    if (envelope['version'] !== FORMAT_VERSION && envelope['version'] !== NESTED_VERSION) {
+      throw new HybridMindError('UNSUPPORTED', method, `snapshot format version ${show(envelope['version'])}, this build reads ${NESTED_VERSION} and ${FORMAT_VERSION}`);
     }
     let params: Params;
     try {
@@ -193,8 +196,25 @@ export class Bm25Index implements LexicalIndex {
     } catch (cause) {
       throw corrupt(`invalid params ${show(envelope['params'])}`, cause);
     }
-    const js = checkPlainIndex(envelope['index']);
     const index = new Bm25Index({ ...params, ...(options.logger ? { logger: options.logger } : {}) });
+    if (envelope['version'] === FORMAT_VERSION) {
+      const state = envelope['state'];
+      if (!isRecord(state) || !Array.isArray(state['docs']) || !Array.isArray(state['texts']) || !Array.isArray(state['terms']) || !Array.isArray(state['postings'])) {
+        throw corrupt('state lacks docs, texts, terms or postings');
+      }
+      const flat = state as unknown as FlatState;
+      try {
+        if (envelope['tokenizer'] !== TOKENIZER_VERSION) {
+          flat.texts.forEach((text, i) => index.add(flat.docs[3 * i + 1]!, text));
+          return index;
+        }
+        index.#search = fromFlatState(flat, index.#miniSearchOptions());
+      } catch (cause) {
+        throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
+      }
+      return index;
+    }
+    const js = checkPlainIndex(envelope['index']);
     if (envelope['tokenizer'] !== TOKENIZER_VERSION) {
       for (const [shortId, no] of Object.entries(js.documentIds)) {
         index.add(no as number, (js.storedFields[shortId] as Doc).text);

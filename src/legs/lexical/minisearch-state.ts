@@ -1,0 +1,105 @@
+/**
+ * minisearch's index (7.2.0, pinned in package.json) in flat arrays, read and written through
+ * its internal maps. Its own `toJSON`/`loadJS` form nests every posting list as an object keyed
+ * by stringified document numbers, which `loadJS` turns back into maps one `parseInt` at a time:
+ * most of a store's cold open. Flat number arrays parse several times faster and fill the same
+ * maps directly. test/bm25-index.test.ts checks a round trip answers exactly as the original, so
+ * an upgrade that changes these internals fails there.
+ */
+import MiniSearch, { type Options } from 'minisearch';
+
+/** The parts of minisearch's state an index is made of (private fields in its typings). */
+interface Internals {
+  _index: { set(term: string, data: Map<number, Map<number, number>>): void; [Symbol.iterator](): Iterator<[string, Map<number, Map<number, number>>]> };
+  _documentCount: number;
+  _nextId: number;
+  _documentIds: Map<number, number>;
+  _idToShortId: Map<number, number>;
+  _fieldLength: Map<number, number[]>;
+  _avgFieldLength: number[];
+  _storedFields: Map<number, { text: string }>;
+  _dirtCount: number;
+}
+
+/** One text field: per document its short id, memory number and length; per term its postings. */
+export interface FlatState {
+  documentCount: number;
+  nextId: number;
+  averageFieldLength: number;
+  /** `[shortId, no, fieldLength]` per document, in minisearch's order. */
+  docs: number[];
+  texts: string[];
+  terms: string[];
+  /** Per term, in `terms` order: its posting count n, then n pairs `shortId, term frequency`. */
+  postings: number[];
+}
+
+const FIELD = 0;
+
+export function flatState(search: MiniSearch<{ no: number; text: string }>): FlatState {
+  const m = search as unknown as Internals;
+  const docs: number[] = [];
+  const texts: string[] = [];
+  for (const [shortId, no] of m._documentIds) {
+    docs.push(shortId, no, m._fieldLength.get(shortId)![FIELD]!);
+    texts.push(m._storedFields.get(shortId)!.text);
+  }
+  const terms: string[] = [];
+  const postings: number[] = [];
+  for (const [term, fields] of m._index) {
+    const freqs = fields.get(FIELD);
+    if (!freqs || freqs.size === 0) continue;
+    terms.push(term);
+    postings.push(freqs.size);
+    for (const [shortId, tf] of freqs) postings.push(shortId, tf);
+  }
+  return { documentCount: m._documentCount, nextId: m._nextId, averageFieldLength: m._avgFieldLength[FIELD]!, docs, texts, terms, postings };
+}
+
+/**
+ * A minisearch index from a checked `FlatState`; throws on state that would make a broken index
+ * (postings of unknown documents, lengths that disagree), so the caller rebuilds instead.
+ */
+export function fromFlatState(state: FlatState, options: Options<{ no: number; text: string }>): MiniSearch<{ no: number; text: string }> {
+  const { docs, texts, terms, postings } = state;
+  const count = docs.length / 3;
+  if (!Number.isInteger(count) || texts.length !== count || state.documentCount !== count) throw new Error(`${count} documents, ${texts.length} texts, documentCount ${state.documentCount}`);
+  if (!(Number.isSafeInteger(state.nextId) && state.nextId >= count) || !(state.averageFieldLength >= 0)) throw new Error('nextId or averageFieldLength out of range');
+  const search = new MiniSearch(options);
+  const m = search as unknown as Internals;
+  m._documentCount = count;
+  m._nextId = state.nextId;
+  m._avgFieldLength = [state.averageFieldLength];
+  m._dirtCount = 0;
+  for (let i = 0; i < count; i++) {
+    const shortId = docs[3 * i]!;
+    const no = docs[3 * i + 1]!;
+    const length = docs[3 * i + 2]!;
+    const text = texts[i];
+    if (!isIndex(shortId, state.nextId - 1) || !isIndex(no, Number.MAX_SAFE_INTEGER) || !isIndex(length, Number.MAX_SAFE_INTEGER) || typeof text !== 'string') throw new Error(`document ${i} is malformed`);
+    if (m._documentIds.has(shortId) || m._idToShortId.has(no)) throw new Error(`document ${no} appears twice`);
+    m._documentIds.set(shortId, no);
+    m._idToShortId.set(no, shortId);
+    m._fieldLength.set(shortId, [length]);
+    m._storedFields.set(shortId, { text });
+  }
+  let at = 0;
+  for (const term of terms) {
+    const n = postings[at++];
+    if (typeof term !== 'string' || !isIndex(n, (postings.length - at) / 2) || n === 0) throw new Error(`postings of ${JSON.stringify(term)} are malformed`);
+    const freqs = new Map<number, number>();
+    for (const end = at + 2 * n; at < end; at += 2) {
+      const shortId = postings[at]!;
+      const tf = postings[at + 1]!;
+      if (!m._documentIds.has(shortId) || !isIndex(tf, Number.MAX_SAFE_INTEGER) || tf === 0) throw new Error(`a posting of ${JSON.stringify(term)} is malformed`);
+      freqs.set(shortId, tf);
+    }
+    m._index.set(term, new Map([[FIELD, freqs]]));
+  }
+  if (at !== postings.length) throw new Error('postings run past the terms');
+  return search;
+}
+
+function isIndex(value: unknown, max: number): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= max;
+}

@@ -1,0 +1,104 @@
+/**
+ * Reading a whole store at open in a few large values instead of row by row: through a WASM
+ * binding every row costs a round of calls per column, which made reading 10k rows several times
+ * slower than SQLite's own work. SQLite assembles each chunk itself, as one JSON text (rows) or
+ * one blob (vectors), and the caller parses it once.
+ *
+ * These read the truth, not a derived copy, so nothing here can be stale. A database whose
+ * columns hold what JSON cannot carry (a blob where text belongs: only a crafted or damaged file)
+ * makes them throw; the caller then reads row by row as before.
+ */
+import type { SqlDriver } from './driver.js';
+import { blobToVector, type EdgeRow, type MemoryRow } from './repository.js';
+
+/**
+ * Rows per JSON chunk and bytes of vectors per blob chunk: one value stays under the 2 MB Durable
+ * Object SQLite allows for typical rows (a chunk of very long texts fails there and is read row by row).
+ */
+const ROWS_PER_CHUNK = 2_000;
+const VECTOR_BYTES_PER_CHUNK = 1 << 20;
+/** The smallest rowid SQLite allows (-2^63, exact as a double): chunks start at a bound so SQLite seeks to it. */
+const FIRST_NO = -(2 ** 63);
+
+/** Rows of `columns` from `table` in `no` order, as arrays in column order. */
+function jsonRows(db: SqlDriver, table: string, columns: string): unknown[][] {
+  const out: unknown[][] = [];
+  let from = FIRST_NO;
+  for (;;) {
+    const row = db.all<{ rows: string; last: number | null; n: number }>(
+      `SELECT json_group_array(json_array(${columns})) AS rows, max(no) AS last, count(*) AS n FROM (SELECT ${columns} FROM ${table} WHERE no >= ? ORDER BY no LIMIT ?)`,
+      [from, ROWS_PER_CHUNK],
+    )[0]!;
+    const n = Number(row.n);
+    if (n === 0) return out;
+    for (const r of JSON.parse(row.rows) as unknown[][]) out.push(r);
+    if (n < ROWS_PER_CHUNK) return out;
+    from = Number(row.last) + 1;
+  }
+}
+
+export type CatalogRow = Omit<MemoryRow, 'text'>;
+
+/** Every memory without its text: what the catalog holds. */
+export function readCatalogRows(db: SqlDriver): CatalogRow[] {
+  return jsonRows(db, 'memories', 'no, id, kind, domain, metadata, created_at, valid_from, valid_to').map((r) => ({
+    no: r[0] as number,
+    id: r[1] as string,
+    kind: r[2] as string | null,
+    domain: r[3] as string | null,
+    metadata: r[4] as string,
+    created_at: r[5] as number,
+    valid_from: r[6] as number,
+    valid_to: r[7] as number | null,
+  }));
+}
+
+/** Every memory's text by number. */
+export function readTexts(db: SqlDriver): Map<number, string> {
+  return new Map(jsonRows(db, 'memories', 'no, text').map((r) => [r[0] as number, r[1] as string]));
+}
+
+export function readEdges(db: SqlDriver): EdgeRow[] {
+  return jsonRows(db, 'edges', 'no, id, src, dst, type, weight, metadata, valid_from, created_at, closes_valid_to, prior_valid_to').map((r) => ({
+    no: r[0] as number,
+    id: r[1] as string,
+    src: r[2] as number,
+    dst: r[3] as number,
+    type: r[4] as string,
+    weight: r[5] as number,
+    metadata: r[6] as string,
+    valid_from: r[7] as number,
+    created_at: r[8] as number,
+    closes_valid_to: r[9] as number,
+    prior_valid_to: r[10] as number | null,
+  }));
+}
+
+/**
+ * Every vector in `no` order. `group_concat` appends the blobs' bytes as they are (a UTF-8
+ * database converts nothing), and both aggregates see the rows in the same order, so the i-th
+ * number owns the i-th slice; a total that is not `count × width` means the blobs are not all
+ * one width, and the caller reads row by row.
+ */
+export function readVectors(db: SqlDriver, width: number): Array<{ no: number; vector: Float32Array }> {
+  const out: Array<{ no: number; vector: Float32Array }> = [];
+  const perChunk = Math.max(1, Math.floor(VECTOR_BYTES_PER_CHUNK / width));
+  let from = FIRST_NO;
+  for (;;) {
+    const row = db.all<{ nos: string; bytes: Uint8Array | null; total: number | null; n: number }>(
+      "SELECT json_group_array(no) AS nos, CAST(group_concat(vector, '') AS BLOB) AS bytes, sum(length(vector)) AS total, count(*) AS n FROM (SELECT no, vector FROM vectors WHERE no >= ? ORDER BY no LIMIT ?)",
+      [from, perChunk],
+    )[0]!;
+    const n = Number(row.n);
+    if (n === 0) return out;
+    const nos = JSON.parse(row.nos) as number[];
+    if (!(row.bytes instanceof Uint8Array) || Number(row.total) !== n * width || row.bytes.byteLength !== n * width || nos.length !== n) {
+      throw new Error(`vectors are not all ${width} bytes wide`);
+    }
+    const all = blobToVector(row.bytes);
+    const dim = width / 4;
+    for (let i = 0; i < n; i++) out.push({ no: nos[i]!, vector: all.subarray(i * dim, (i + 1) * dim) });
+    if (n < perChunk) return out;
+    from = nos[n - 1]! + 1;
+  }
+}

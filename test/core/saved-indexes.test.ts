@@ -1,0 +1,173 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteWasmDriver, type HybridMemory, type Logger, type RecallMode } from '../../src/index.js';
+import { openMemory, recorder } from '../support/memory.js';
+
+/**
+ * A persisted store opens from its saved entity index and lexical index plus bulk reads of its
+ * rows, and answers every query exactly as the same store rebuilt from its rows; a saved entity
+ * index that is stale, damaged or from another generation is ignored and rebuilt.
+ */
+const MEMORIES = [
+  { id: 'adr7', text: 'ADR-007: keep SQLite as the source of truth for Order #4821 and its invoices', metadata: { sessionId: 's1', turn: 1 } },
+  { id: 'buddy', text: 'Buddy Hield joined the Sacramento Kings of the NBA in 2018.', metadata: { sessionId: 's1', turn: 2 } },
+  { id: 'kings', text: 'The Sacramento Kings traded for a guard; Buddy Hield was part of it.', metadata: { sessionId: 's1', turn: 3 } },
+  { id: 'quokka', text: 'The quokka census on Rottnest island counted 12,000 animals' },
+  { id: 'rename', text: 'Rename getUserById to findUser in the accounts service (see ADR-007)' },
+  { id: 'invoice', text: 'Invoice INV-2024-0042 for Order #4821 was paid twice by mistake' },
+  { id: 'lower', text: 'plain lower case note with nothing capitalised at all' },
+];
+const EDGES = [
+  { from: 'rename', to: 'adr7', type: 'DEPENDS_ON' },
+  { from: 'invoice', to: 'adr7', type: 'RELATES_TO' },
+];
+const QUERIES = ['Buddy Hield', 'Sacramento Kings', 'ADR-007', 'Order #4821', 'quokka island', 'findUser accounts', 'capitalised note'];
+const MODES: RecallMode[] = ['hybrid', 'lexical', 'graph', 'vector'];
+const LOADED = 'loaded the saved entity index';
+
+let stores: HybridMemory[] = [];
+afterEach(async () => {
+  for (const s of stores) await s.close();
+  stores = [];
+});
+
+async function open(driver: SqliteWasmDriver, logger: Logger): Promise<HybridMemory> {
+  const mem = await openMemory({ storage: driver, logger });
+  stores.push(mem);
+  return mem;
+}
+
+/** Every query in every mode, with scores: an answer that differs in any way shows. */
+async function answers(mem: HybridMemory, entityGraph = true): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const mode of MODES) for (const q of QUERIES) out.push((await mem.recall(q, { mode, k: 5, explain: false, entityGraph })).map((h) => [h.id, h.score]));
+  return out;
+}
+
+/** The store's database bytes after export (which saves the derived indexes). */
+async function savedStore(): Promise<Uint8Array> {
+  const mem = await openMemory();
+  stores.push(mem);
+  await mem.storeMany(MEMORIES);
+  await mem.relateMany(EDGES);
+  await mem.ready();
+  return mem.exportDatabase();
+}
+
+/** The same store with its derived indexes dropped, so it opens by rebuilding every index from the rows. */
+async function rebuilt(bytes: Uint8Array): Promise<HybridMemory> {
+  const driver = await SqliteWasmDriver.open({ bytes });
+  driver.exec('DELETE FROM derived_index');
+  const log = recorder();
+  const mem = await open(driver, log.logger);
+  expect(log.messages).not.toContain(LOADED);
+  return mem;
+}
+
+describe('saved indexes at open', () => {
+  it('a store opened from its saved indexes answers exactly as the same store rebuilt from its rows', async () => {
+    const bytes = await savedStore();
+    const log = recorder();
+    const reopened = await open(await SqliteWasmDriver.open({ bytes }), log.logger);
+    expect(log.messages).toContain(LOADED);
+    expect(log.messages).toContain('loaded the saved lexical index');
+    const expected = await answers(await rebuilt(bytes));
+    expect(await answers(reopened)).toEqual(expected);
+    expect(expected.flat().length).toBeGreaterThan(0);
+    // The entity graph changes these answers, so an entity index that loaded wrong would show.
+    expect(await answers(reopened, false)).not.toEqual(expected);
+    const stats = await reopened.stats();
+    expect([stats.memories, stats.edges, stats.readiness.semantic]).toEqual([MEMORIES.length, EDGES.length, MEMORIES.length]);
+  });
+
+  it('keeps working after the load: writes reach the entity graph and are saved again', async () => {
+    const bytes = await savedStore();
+    const driver = await SqliteWasmDriver.open({ bytes });
+    const mem = await open(driver, recorder().logger);
+    await mem.store({ id: 'later', text: 'Buddy Hield scored 30 against the Lakers.' });
+    await mem.forget('kings');
+    const log = recorder();
+    const again = await open(await SqliteWasmDriver.open({ bytes: await mem.exportDatabase() }), log.logger);
+    expect(log.messages).toContain(LOADED);
+    const expected = await answers(await rebuilt(await mem.exportDatabase()));
+    expect(await answers(again)).toEqual(expected);
+    expect(JSON.stringify(expected)).toContain('later');
+    expect(JSON.stringify(expected)).not.toContain('kings');
+  });
+
+  it('is ignored and rebuilt when its bytes are damaged or do not cover every memory', async () => {
+    const bytes = await savedStore();
+    const expected = await answers(await rebuilt(bytes));
+    const damages = [
+      "UPDATE derived_index SET bytes = x'7b226e6f74223a316d' WHERE name = 'entities'",
+      `UPDATE derived_index SET bytes = CAST('{"format":"hybridmind.entities","version":1,"extractor":1,"keys":["a","a"],"of":[]}' AS BLOB) WHERE name = 'entities'`,
+      `UPDATE derived_index SET bytes = CAST('{"format":"hybridmind.entities","version":1,"extractor":1,"keys":["a"],"of":[1,1,7]}' AS BLOB) WHERE name = 'entities'`,
+      `UPDATE derived_index SET bytes = CAST('{"format":"hybridmind.entities","version":1,"extractor":1,"keys":["a"],"of":[1,1,0]}' AS BLOB) WHERE name = 'entities'`,
+      `UPDATE derived_index SET bytes = CAST('{"format":"hybridmind.entities","version":1,"extractor":999,"keys":[],"of":[]}' AS BLOB) WHERE name = 'entities'`,
+    ];
+    for (const damage of damages) {
+      const driver = await SqliteWasmDriver.open({ bytes });
+      driver.exec(damage);
+      const log = recorder();
+      const mem = await open(driver, log.logger);
+      expect(log.messages, damage).not.toContain(LOADED);
+      expect(log.messages.some((m) => m.startsWith('the saved entity index')), damage).toBe(true);
+      expect(await answers(mem), damage).toEqual(expected);
+    }
+  });
+
+  it('a Node file store saves them at close and opens from them through better-sqlite3', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hybridmind-saved-indexes-'));
+    try {
+      const path = join(dir, 'memory.db');
+      const first = await openMemory({ storage: path });
+      await first.storeMany(MEMORIES);
+      await first.relateMany(EDGES);
+      await first.ready();
+      const expected = await answers(first);
+      await first.close();
+      const log = recorder();
+      const again = await openMemory({ storage: path, logger: log.logger });
+      stores.push(again);
+      expect(log.messages).toContain(LOADED);
+      expect(await answers(again)).toEqual(expected);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is rebuilt when its generation is not the store\'s', async () => {
+    const bytes = await savedStore();
+    const driver = await SqliteWasmDriver.open({ bytes });
+    driver.exec("UPDATE derived_index SET stamp = 'g0 m7:7' WHERE name = 'entities'");
+    const log = recorder();
+    const mem = await open(driver, log.logger);
+    expect(log.messages).not.toContain(LOADED);
+    expect(log.messages.some((m) => m.includes('entity index is from another store generation'))).toBe(true);
+    expect(await answers(mem)).toEqual(await answers(await rebuilt(bytes)));
+  });
+});
+
+describe('batched writes and bulk reads', () => {
+  it('a batch larger than one statement\'s budget is written in several and reads back whole', async () => {
+    // ~1.6 MB of text and 1.2 MB of vectors: several chunks each way, in one transaction.
+    const big = Array.from({ length: 800 }, (_, i) => ({ id: `big${i}`, text: `Entry ${i} ${'lorem ipsum dolor '.repeat(110)} TKT-${i}`, embedding: Float32Array.from({ length: 384 }, (_, j) => Math.sin(i + j)) }));
+    const mem = await openMemory({ embedder: null });
+    stores.push(mem);
+    await mem.storeMany(big);
+    await mem.relateMany(big.slice(1).map((m, i) => ({ from: m.id, to: big[i]!.id, type: 'FOLLOWS' })));
+    const bytes = await mem.exportDatabase();
+    const log = recorder();
+    const reopened = await openMemory({ storage: await SqliteWasmDriver.open({ bytes }), embedder: null, logger: log.logger });
+    stores.push(reopened);
+    expect(log.messages).toContain(LOADED);
+    const stats = await reopened.stats();
+    expect([stats.memories, stats.edges, stats.readiness.semantic]).toEqual([800, 799, 800]);
+    expect((await reopened.get('big799'))!.text).toBe(big[799]!.text);
+    const q = { queryEmbedding: big[417]!.embedding, k: 3, explain: false };
+    expect((await reopened.recall('TKT-417', q)).map((h) => h.id)[0]).toBe('big417');
+    expect(await reopened.recall('TKT-417', q)).toEqual(await mem.recall('TKT-417', q));
+  });
+});
