@@ -101,7 +101,7 @@ export function renderSpeed(r: SpeedReport): string {
     lines.push(
       `## n = ${s.n.toLocaleString('en')}`,
       '',
-      `Query set: ${t.queries} queries, ${num(t.meanTerms, 2)} distinct terms each on average; ${t.withStopWord} hold a stop word, ${t.onlyStopWords} are only stop words (they find nothing lexically in any system). Postings touched per query (document frequency summed over its terms): ${num(t.meanPostingsAllTerms, 0)} with stop words, ${num(t.meanPostingsContentTerms, 0)} without (median ${t.medianPostingsContentTerms}). Every lexical system drops the same 33 stop words. Orama's vector similarity threshold: ${num(s.similarity, 4)}.`,
+      `Query set: ${t.queries} queries, ${num(t.meanTerms, 2)} distinct terms each on average; ${t.withStopWord} hold a stop word, ${t.onlyStopWords} are only stop words (they find nothing lexically in any system). Postings touched per query (document frequency summed over its terms): ${num(t.meanPostingsAllTerms, 0)} with stop words, ${num(t.meanPostingsContentTerms, 0)} without (median ${t.medianPostingsContentTerms}). Every lexical system gets the same query processing: the same 33 stop words dropped, then question words unless nothing else is left. Orama's vector similarity threshold: ${num(s.similarity, 4)}.`,
       '',
       table(['system', 'build s', 'background indexes ready s', 'ingest docs/s', 'RSS MiB', 'RSS over baseline MiB', 'heap MiB', 'external MiB', 'persisted MiB', 'cold open ms', 'load before → after'], systemRows(s)),
       '',

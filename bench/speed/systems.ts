@@ -1,7 +1,7 @@
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
 import MiniSearch from 'minisearch';
 import { HybridMemory, SqliteWasmDriver, type RecallMode } from '../../src/index.js';
-import { STOP_WORDS } from '../../src/legs/lexical/tokenizer.js';
+import { QUESTION_WORD_LIST, STOP_WORDS } from '../../src/legs/lexical/tokenizer.js';
 import { FlatVectorIndex } from '../../src/legs/vector/flat-index.js';
 import { loadVectorKernel } from '../../src/legs/vector/kernel.js';
 import { loadSqlite3 } from '../../src/storage/sqlite-wasm.js';
@@ -52,10 +52,21 @@ export const K = 10;
 const BATCH = 1000;
 const STOP = [...STOP_WORDS];
 
-/** Lowercased whitespace terms without the shared stop words: the query every peer's lexical search gets. */
+const QUESTION = new Set(QUESTION_WORD_LIST);
+
+/**
+ * Lowercased whitespace terms without the shared stop words, and without question words unless
+ * nothing else is left: the query processing HybridMind's lexical leg applies (`queryTerms`), so
+ * every peer's lexical search gets the same query.
+ */
 export function contentTerms(text: string): string[] {
-  return text.toLowerCase().split(/\s+/).filter((t) => t !== '' && !STOP_WORDS.has(t));
+  const terms = text.toLowerCase().split(/\s+/).filter((t) => t !== '' && !STOP_WORDS.has(t));
+  const content = terms.filter((t) => !QUESTION.has(t));
+  return content.length > 0 ? content : terms;
 }
+
+/** {@link contentTerms} as the text a peer's own tokenizer reads. */
+const peerText = (text: string) => contentTerms(text).join(' ');
 
 /**
  * HybridMind as a user opens it. `exact`: the WASM-SIMD scan at every size (`ann: false`).
@@ -124,7 +135,7 @@ const orama = (dim: number): System => ({
     create: { schema: { text: 'string', embedding: `vector[${dim}]` }, components: { tokenizer: { stopWords: 'the shared list (33 words)' } } },
     ids: 'document `id` (not in the schema, so not indexed as text)',
     ingest: `insertMultiple(db, docs, ${BATCH})`,
-    fulltext: { term: 'query text', properties: ['text'], limit: K },
+    fulltext: { term: 'query text after the shared query processing (stop words, then question words unless nothing else is left)', properties: ['text'], limit: K },
     vector: { mode: 'vector', property: 'embedding', similarity: 'lowest exact 10th-best score over the query set (keeps every exact top 10)', limit: K },
     hybrid: { mode: 'hybrid', properties: ['text'], similarity: 'as vector', limit: K },
   },
@@ -139,8 +150,8 @@ const orama = (dim: number): System => ({
     const vector = (q: SpeedQuery) => ({ value: Array.from(q.vector), property: 'embedding' });
     return {
       modes: [
-        { name: 'orama hybrid', kind: 'hybrid', query: async (q) => ids(await search(db, { mode: 'hybrid', term: q.text, properties: ['text'], vector: vector(q), similarity, limit: K })) },
-        { name: 'orama fulltext', kind: 'lexical', query: async (q) => ids(await search(db, { term: q.text, properties: ['text'], limit: K })) },
+        { name: 'orama hybrid', kind: 'hybrid', query: async (q) => ids(await search(db, { mode: 'hybrid', term: peerText(q.text), properties: ['text'], vector: vector(q), similarity, limit: K })) },
+        { name: 'orama fulltext', kind: 'lexical', query: async (q) => ids(await search(db, { term: peerText(q.text), properties: ['text'], limit: K })) },
         { name: 'orama vector', kind: 'vector', query: async (q) => ids(await search(db, { mode: 'vector', vector: vector(q), similarity, limit: K })) },
       ],
     };
@@ -151,7 +162,7 @@ const miniSearch: System = {
   name: 'minisearch',
   config: {
     options: { fields: ['text'], processTerm: 'lowercase, null for the shared stop words (as minisearch documents for stop words)' },
-    search: { combineWith: 'OR (default)', prefix: false, fuzzy: false },
+    search: { query: 'query text after the shared query processing', combineWith: 'OR (default)', prefix: false, fuzzy: false },
   },
   async build({ docs }) {
     const ms = new MiniSearch<{ id: string; text: string }>({
@@ -162,7 +173,7 @@ const miniSearch: System = {
       },
     });
     ms.addAll(docs.map((d) => ({ id: d.id, text: d.text })));
-    return { modes: [{ name: 'minisearch', kind: 'lexical', query: (q) => ms.search(q.text).slice(0, K).map((r) => String(r.id)) }] };
+    return { modes: [{ name: 'minisearch', kind: 'lexical', query: (q) => ms.search(peerText(q.text)).slice(0, K).map((r) => String(r.id)) }] };
   },
 };
 

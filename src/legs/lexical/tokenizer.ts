@@ -102,10 +102,11 @@ export function tokenize(text: string): string[] {
  * conversation, "What is Caroline's identity?" matched "Caroline: Cool! What did it look like?"
  * on `what` (LoCoMo-dev lexical recall@10 0.580 → 0.655, hybrid 0.691 → 0.730 with this alone).
  */
-const QUESTION_WORDS: ReadonlySet<string> = new Set(tokenize(
+export const QUESTION_WORD_LIST: readonly string[] = (
   'what who whom whose which where when why how do does did has have had i you me my your we our he she his her its them him ' +
-    'were been being would could should can might shall must about from up out so than too very just',
-));
+  'were been being would could should can might shall must about from up out so than too very just'
+).split(' ');
+const QUESTION_WORDS: ReadonlySet<string> = new Set(tokenize(QUESTION_WORD_LIST.join(' ')));
 
 /**
  * The distinct terms of a query, in first-seen order. Same analysis as {@link tokenize};
