@@ -132,6 +132,8 @@ export class SqliteFileDriver implements SqlDriver {
       if (mode !== 'wal') throw new HybridMindError('STORAGE', method, `${absolute} cannot use SQLite's WAL mode (it stays in ${String(mode)})`);
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
+      // A forgotten or rewritten memory must not live on in free space that an export copies out.
+      db.pragma('secure_delete = ON');
       db.exec('BEGIN EXCLUSIVE; COMMIT');
     } catch (cause) {
       db.close();

@@ -70,6 +70,8 @@ export class SqliteWasmDriver implements SqlDriver {
     try {
       if (options.bytes) driver.#deserialize(options.bytes);
       db.exec('PRAGMA foreign_keys = ON');
+      // A forgotten or rewritten memory must not live on in free space that an export copies out.
+      db.exec('PRAGMA secure_delete = ON');
     } catch (cause) {
       db.close();
       throw toStorageError('HybridMemory.open', cause);
