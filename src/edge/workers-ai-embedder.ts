@@ -1,4 +1,5 @@
 import { HybridMindError, invalid, show, messageOf } from '../errors.js';
+import { checkIntInRange } from '../util/int-checks.js';
 import type { Embedder } from '../embedder/types.js';
 
 /** The part of a Workers AI binding (`env.AI`) the embedder uses. */
@@ -49,7 +50,7 @@ export class WorkersAiEmbedder implements Embedder {
     const dim = options.dim ?? KNOWN_DIMS[model];
     if (dim === undefined || !Number.isInteger(dim) || dim < 1) throw invalid(m, `options.dim must be a positive integer (it is not known for ${model})`, options.dim);
     const batchSize = options.batchSize ?? DEFAULTS.batchSize;
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw invalid(m, 'options.batchSize must be a positive integer', batchSize);
+    checkIntInRange(m, 'options.batchSize', batchSize, 1);
     this.#ai = options.ai;
     this.model = model;
     this.dim = dim;

@@ -1,4 +1,5 @@
 import { HybridMindError, invalid, show } from '../errors.js';
+import { checkIntInRange } from '../util/int-checks.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { Embedder } from './types.js';
 import { validateTexts } from './validate.js';
@@ -66,16 +67,8 @@ function validateOptions(o: RemoteEmbedderOptions): void {
   }
   if (o.model !== undefined && typeof o.model !== 'string') throw invalid(m, 'model must be a string', o.model);
   if (o.id !== undefined && (typeof o.id !== 'string' || o.id === '')) throw invalid(m, 'id must be a non-empty string', o.id);
-  const positiveInt = (key: 'dim' | 'batchSize' | 'timeoutMs', v: unknown) => {
-    if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1)) throw invalid(m, `${key} must be a positive integer`, v);
-  };
-  positiveInt('dim', o.dim);
-  positiveInt('batchSize', o.batchSize);
-  positiveInt('timeoutMs', o.timeoutMs);
-  for (const key of ['retries', 'retryDelayMs'] as const) {
-    const v = o[key];
-    if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw invalid(m, `${key} must be a non-negative integer`, v);
-  }
+  for (const key of ['dim', 'batchSize', 'timeoutMs'] as const) if (o[key] !== undefined) checkIntInRange(m, key, o[key], 1);
+  for (const key of ['retries', 'retryDelayMs'] as const) if (o[key] !== undefined) checkIntInRange(m, key, o[key], 0);
   if (o.headers !== undefined && (o.headers === null || typeof o.headers !== 'object' ||
     Object.values(o.headers).some((h) => typeof h !== 'string'))) {
     throw invalid(m, 'headers must be an object of strings', o.headers);

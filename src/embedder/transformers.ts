@@ -1,5 +1,6 @@
 import type { FeatureExtractionPipeline, ProgressInfo, env as transformersEnv } from '@huggingface/transformers';
 import { HybridMindError, invalid, show } from '../errors.js';
+import { checkIntInRange } from '../util/int-checks.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { optionalImport } from '../optional-import.js';
 import { DEFAULT_MODEL_ID } from './model-id.js';
@@ -96,9 +97,7 @@ function validateOptions(o: TransformersEmbedderOptions): void {
     throw invalid(m, 'allowRemoteModels must be a boolean', o.allowRemoteModels);
   }
   const b = o.batchSize;
-  if (b !== undefined && (!Number.isInteger(b) || b < 1 || b > MAX_BATCH_SIZE)) {
-    throw invalid(m, `batchSize must be an integer in 1..${MAX_BATCH_SIZE}`, b);
-  }
+  if (b !== undefined) checkIntInRange(m, 'batchSize', b, 1, MAX_BATCH_SIZE);
   for (const key of ['onProgress', 'logger'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'function') throw invalid(m, `${key} must be a function`, o[key]);
   }

@@ -6,6 +6,8 @@ import {
 } from '../validation/rules.js';
 import { normalizeInPlace } from '../util/vector.js';
 
+export { checkIntInRange, checkNonNegativeInt, checkPositiveInt } from '../util/int-checks.js';
+
 /**
  * Argument checks shared by the public methods. Each throws INVALID_ARGUMENT (or
  * DIMENSION_MISMATCH) naming the method, the argument and the value received, before anything
@@ -118,21 +120,6 @@ export function checkMetadata(method: string, name: string, value: unknown): Met
 /** What every door accepts as an embedder option: an object with a string `id` and an `embed` function. */
 export function isEmbedder(value: unknown): value is Embedder {
   return typeof value === 'object' && value !== null && typeof (value as Embedder).embed === 'function' && typeof (value as Embedder).id === 'string';
-}
-
-export function checkIntInRange(method: string, name: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(method, `${name} must be an integer from ${min} to ${max}`, value);
-  }
-  return value;
-}
-
-export function checkPositiveInt(method: string, name: string, value: unknown, max = 10_000): number {
-  return checkIntInRange(method, name, value, 1, max);
-}
-
-export function checkNonNegativeInt(method: string, name: string, value: unknown, max: number): number {
-  return checkIntInRange(method, name, value, 0, max);
 }
 
 export function checkFiniteNumber(method: string, name: string, value: unknown, { min = -Infinity, exclusiveMin = false } = {}): number {

@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { HybridMindError, invalid, messageOf } from '../errors.js';
+import { checkNonNegativeInt } from '../util/int-checks.js';
 import { optionalImport } from '../optional-import.js';
 import type { SqlDriver, SqlRow, SqlValue } from './driver.js';
 import { Transactions } from './transactions.js';
@@ -111,7 +112,7 @@ export class SqliteFileDriver implements SqlDriver {
     if (typeof path !== 'string' || path.trim() === '' || path.includes('\0')) throw invalid(method, 'the storage path must be a non-empty file path', path);
     if (typeof options !== 'object' || options === null) throw invalid(method, 'options must be an object', options);
     const timeout = options.lockTimeoutMs ?? 2000;
-    if (!Number.isSafeInteger(timeout) || timeout < 0) throw invalid(method, 'options.lockTimeoutMs must be a non-negative integer', timeout);
+    checkNonNegativeInt(method, 'options.lockTimeoutMs', timeout);
     const Database = await loadEngine(method);
     const absolute = resolve(path);
     try {

@@ -14,6 +14,7 @@
  */
 import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { HybridMindError, invalid, messageOf, show } from '../../errors.js';
+import { checkNonNegativeInt } from '../../util/int-checks.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
 import { heapPush } from '../../util/top-heap.js';
@@ -116,7 +117,7 @@ export class Bm25Index implements LexicalIndex {
    */
   search(query: string, k: number, accept?: Accept): LexicalHit[] {
     if (typeof query !== 'string') throw invalid('Bm25Index.search', 'query must be a string', query);
-    if (!Number.isSafeInteger(k) || k < 0) throw invalid('Bm25Index.search', 'k must be a non-negative integer', k);
+    checkNonNegativeInt('Bm25Index.search', 'k', k);
     if (k === 0) return [];
     const boost = this.#params.identifierBoost;
     const bm25 = { k: this.#params.k1, b: this.#params.b, d: this.#params.d };
@@ -275,7 +276,7 @@ function isFiniteAtLeast(value: unknown, min: number): value is number {
 }
 
 function checkNo(no: unknown, method: string): void {
-  if (!Number.isSafeInteger(no) || (no as number) < 0) throw invalid(method, 'no must be a non-negative integer', no);
+  checkNonNegativeInt(method, 'no', no);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

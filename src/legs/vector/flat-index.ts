@@ -1,4 +1,5 @@
 import { HybridMindError, invalid, show } from '../../errors.js';
+import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
 import type { Accept, Scored, VectorIndex, VectorKernelSource } from '../types.js';
 import { loadVectorKernel, type VectorKernel, type VectorKernelInstance } from './kernel.js';
 import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
@@ -79,13 +80,8 @@ export class FlatVectorIndex implements VectorIndex {
 
   /** `kernel` comes from `loadVectorKernel()`; `null` uses the plain JavaScript scan. */
   constructor(dim: number, kernel: VectorKernel | null, options: FlatVectorIndexOptions = {}) {
-    if (!Number.isInteger(dim) || dim < 1 || dim > MAX_DIM) {
-      throw invalid('new FlatVectorIndex', `dim must be an integer in [1, ${MAX_DIM}]`, dim);
-    }
-    const capacity = options.capacity ?? DEFAULT_CAPACITY;
-    if (!Number.isInteger(capacity) || capacity < 1) {
-      throw invalid('new FlatVectorIndex', 'capacity must be a positive integer', capacity);
-    }
+    checkIntInRange('new FlatVectorIndex', 'dim', dim, 1, MAX_DIM);
+    const capacity = checkIntInRange('new FlatVectorIndex', 'capacity', options.capacity ?? DEFAULT_CAPACITY, 1);
     this.dim = dim;
     this.#wasm = kernel === null ? null : kernel.instantiate();
     this.kind = this.#wasm === null ? 'flat-js' : 'flat-wasm-simd';
@@ -142,9 +138,7 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   add(no: number, vector: Float32Array): void {
-    if (!Number.isInteger(no) || no < 0 || no > MAX_NO) {
-      throw invalid('FlatVectorIndex.add', `no must be an integer in [0, ${MAX_NO}]`, no);
-    }
+    checkIntInRange('FlatVectorIndex.add', 'no', no, 0, MAX_NO);
     this.#checkLength('FlatVectorIndex.add', vector);
     let slot = this.#noToSlot.get(no);
     if (slot === undefined) {
@@ -201,7 +195,7 @@ export class FlatVectorIndex implements VectorIndex {
    */
   search(query: Float32Array, k: number, accept?: Accept): Scored[] {
     this.#checkLength('FlatVectorIndex.search', query);
-    if (!Number.isInteger(k) || k < 0) throw invalid('FlatVectorIndex.search', 'k must be a non-negative integer', k);
+    checkNonNegativeInt('FlatVectorIndex.search', 'k', k);
     const n = this.#size;
     if (n === 0 || k === 0) return [];
     // Copying into a fixed Float32Array also keeps the JS loop monomorphic whatever the caller passed.

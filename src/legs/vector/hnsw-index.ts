@@ -1,4 +1,5 @@
-import { HybridMindError, invalid, show } from '../../errors.js';
+import { HybridMindError, show } from '../../errors.js';
+import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
 import type { Accept, Scored, VectorIndex } from '../types.js';
 import { HNSW_DIR, hnswError, type Hnswlib, type HnswNative } from './hnswlib-loader.js';
 
@@ -44,7 +45,7 @@ export class HnswVectorIndex implements VectorIndex {
   #capacity: number;
 
   constructor(lib: Hnswlib, dim: number, params: Partial<HnswParams> = {}, capacity = MIN_CAPACITY) {
-    if (!Number.isInteger(dim) || dim < 1) throw invalid('new HnswVectorIndex', 'dim must be a positive integer', dim);
+    checkIntInRange('new HnswVectorIndex', 'dim', dim, 1);
     this.#lib = lib;
     this.dim = dim;
     this.params = { ...HNSW_DEFAULTS, ...params };
@@ -150,7 +151,7 @@ export class HnswVectorIndex implements VectorIndex {
   search(query: Float32Array, k: number, accept?: Accept): Scored[] {
     const method = 'HnswVectorIndex.search';
     this.#checkLength(method, query);
-    if (!Number.isInteger(k) || k < 0) throw invalid(method, 'k must be a non-negative integer', k);
+    checkNonNegativeInt(method, 'k', k);
     const n = Math.min(k, this.#labels.size);
     if (n === 0) return [];
     const result = this.#call(method, () => this.#live().searchKnn(query, n, accept));
@@ -160,7 +161,7 @@ export class HnswVectorIndex implements VectorIndex {
   }
 
   setEfSearch(ef: number): void {
-    if (!Number.isInteger(ef) || ef < 1) throw invalid('HnswVectorIndex.setEfSearch', 'ef must be a positive integer', ef);
+    checkIntInRange('HnswVectorIndex.setEfSearch', 'ef', ef, 1);
     this.params.efSearch = ef;
     this.#call('HnswVectorIndex.setEfSearch', () => this.#live().setEfSearch(ef));
   }
