@@ -35,6 +35,16 @@ describe('EntityIndex.walk', () => {
     expect(hits[0]!.no).toBe(1);
   });
 
+  it('passes nothing on from a node whose mass is under the tolerance, and gives the full walk\'s ranking above it', () => {
+    const e = index();
+    const full = e.walk([{ no: 1, weight: 1 }], [], { k: 10, tolerance: 0 });
+    // Memory 3 is two hops away (Hield → 2 → Kings → 3): only the full walk's small mass reaches it.
+    expect(full.map((h) => h.no)).toEqual([1, 2, 3]);
+    expect(e.walk([{ no: 1, weight: 1 }], [], { k: 10, tolerance: 0.1 }).map((h) => h.no)).toEqual([1, 2]);
+    expect(e.walk([{ no: 1, weight: 1 }], [], { k: 10, tolerance: 2 }).map((h) => h.no)).toEqual([1]);
+    expect(e.walk([{ no: 1, weight: 1 }], [], { k: 10 }).map((h) => h.no)).toEqual(full.map((h) => h.no));
+  });
+
   it('restarts at entities named in the query', () => {
     const e = index();
     const hits = e.walk([], e.known('Where do the Sacramento Kings play?'), { k: 10 }).map((h) => h.no);

@@ -140,6 +140,13 @@ export interface EntityWalkOptions {
   damping?: number;
   /** Power-iteration steps; two steps are one hop memory → entity → memory. */
   steps?: number;
+  /**
+   * Mass below which a node passes nothing on (push-style PageRank's residual threshold); default
+   * 1e-4. On SciFact's long abstracts the full walk touched most of the store (hybrid p50 16.6 ms);
+   * at 1e-4 it is 5.6 ms, and the default hybrid's recall@10, all@10 and nDCG@10 are unchanged on
+   * LoCoMo-dev, HotpotQA-100, SciFact and the labelled suite.
+   */
+  tolerance?: number;
 }
 
 /** The graph leg's entity graph: memories linked through the entities their text names. */

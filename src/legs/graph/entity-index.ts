@@ -51,6 +51,7 @@ export function entityKeys(text: string, turn: { session: string; turn: number }
 export function entityWalk(graph: EntityGraphView, seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[] {
   const damping = options.damping ?? 0.6;
   const steps = options.steps ?? 4;
+  const tolerance = options.tolerance ?? 1e-4;
   const usable = (id: number) => {
     const df = graph.df(id);
     return df >= 2 && df <= graph.cap;
@@ -65,6 +66,19 @@ export function entityWalk(graph: EntityGraphView, seeds: ReadonlyArray<{ no: nu
   if (total > 0) for (const s of seeds) if (s.weight > 0) restartMem.set(s.no, (restartMem.get(s.no) ?? 0) + (memShare * s.weight) / total);
   for (const id of entities) restartEnt.set(id, (restartEnt.get(id) ?? 0) + (1 - memShare) / entities.length);
 
+  // A memory's usable links and their total weight are the same at every step; work them out once.
+  const linksOf = new Map<number, { links: number[]; norm: number }>();
+  const linksFor = (no: number) => {
+    let found = linksOf.get(no);
+    if (!found) {
+      const links = (graph.entitiesOf(no) ?? []).filter(usable);
+      let norm = 0;
+      for (const id of links) norm += 1 / graph.df(id);
+      found = { links, norm };
+      linksOf.set(no, found);
+    }
+    return found;
+  };
   let mem = new Map(restartMem);
   let ent = new Map(restartEnt);
   for (let step = 0; step < steps; step++) {
@@ -73,13 +87,13 @@ export function entityWalk(graph: EntityGraphView, seeds: ReadonlyArray<{ no: nu
     // The last step's entity mass is never read: only memories are returned.
     if (step < steps - 1) {
       for (const [no, p] of mem) {
-        const links = (graph.entitiesOf(no) ?? []).filter(usable);
-        let norm = 0;
-        for (const id of links) norm += 1 / graph.df(id);
+        if (p < tolerance) continue;
+        const { links, norm } = linksFor(no);
         for (const id of links) nextEnt.set(id, (nextEnt.get(id) ?? 0) + (damping * p * (1 / graph.df(id))) / norm);
       }
     }
     for (const [id, p] of ent) {
+      if (p < tolerance) continue;
       const df = graph.df(id);
       for (const no of graph.posting(id)) nextMem.set(no, (nextMem.get(no) ?? 0) + (damping * p) / df);
     }
