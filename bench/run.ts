@@ -5,6 +5,8 @@
  *
  *   --part all|quality|speed|embed   what to run, comma-separated (default all)
  *   --part postgres,postgres-speed   hybridmind/postgres side by side (only when named; bench/postgres/)
+ *   --part browser                   the speed harness in a Chromium worker on OPFS (only when named;
+ *                                    bench/browser/), written to bench/results/browser.json and .md
  *   --sizes 10000,100000             store sizes for speed (default 10000,100000)
  *   --queries 200                    queries per size
  *   --hnsw-max 100000                largest size hnswlib-wasm is built at
@@ -133,6 +135,41 @@ if (parts.has('postgres') || parts.has('postgres-speed')) {
     seconds: Number(values.seconds ?? (smoke ? 5 : 60)),
     out: values.out ?? (smoke ? 'postgres-smoke' : 'postgres'),
     log,
+  });
+}
+if (parts.has('browser')) {
+  const { runBrowser, readSpeed, writeBrowser, nodeFigures } = await import('./browser/run.js');
+  const sizes = (values.sizes ?? (smoke ? '2000' : '10000,100000')).split(',').map(Number);
+  const queries = Number(values.queries ?? (smoke ? 20 : 200));
+  const speed = await readSpeed(new URL('speed.json', dir));
+  const name = values.out ?? (smoke ? 'browser-smoke' : 'browser');
+  const base = { createdAt: new Date().toISOString(), commit: sourceCommit(), machine, start: os.loadavg()[0]! };
+  await runBrowser({
+    sizes,
+    queries,
+    port: Number(process.env['BENCH_PORT'] ?? 5183),
+    log,
+    onSize: async (done, chromium) => {
+      await writeBrowser(dir, name, {
+        createdAt: base.createdAt,
+        commit: base.commit,
+        machine: base.machine,
+        chromium,
+        settings: {
+          sizes,
+          queries,
+          dim: 384,
+          open: { store: 'bench-<n>', model: false, ann: false, multiTab: 'fail' },
+          ingest: 'storeMany in batches of 1000 (id, text, embedding, createdAt; each batch\'s vectors copied, as the client transfers them), relateMany(DEPENDS_ON edges), then ready(): timed until every leg answers',
+          recall: { k: 10, queryEmbedding: 'precomputed', explain: false, warmup: 10 },
+          coldOpen: 'page.reload(); timed in the page: a new worker connects to the persisted OPFS store (opfs-sahpool) and answers one hybrid recall; "reload → answer" adds the page load, timed from Playwright; "empty store connect" (after another reload) is the fixed part: worker modules from the dev server, SQLite-WASM, the OPFS pool',
+          memory: 'performance.measureUserAgentSpecificMemory() in the page (cross-origin isolated via COOP/COEP on the Vite dev server, --enable-blink-features=ForceEagerMeasureMemory), the DedicatedWorkerGlobalScope entries: the worker\'s JS heap and the ArrayBuffers it holds, SQLite-WASM\'s memory included',
+        },
+        load: { start: base.start, end: os.loadavg()[0]! },
+        sizes: done.map((s) => ({ ...s, node: nodeFigures(speed, s.n) })),
+      });
+      log(`wrote bench/results/${name}.json, ${name}.md (sizes ${done.map((s) => s.n).join(', ')})`);
+    },
   });
 }
 process.exit(0);

@@ -1,0 +1,89 @@
+import { mib, ms, num, table } from '../lib/format.js';
+import type { Summary } from '../lib/stats.js';
+import type { SpeedReport } from '../speed/report.js';
+import type { ColdOpenResult, IngestResult, WorkerMemory } from './page.js';
+
+export interface NodeFigures {
+  createdAt: string;
+  commit: string;
+  ingestPerSec: number;
+  hybrid: { median: number; p95: number };
+  coldOpenMs: number | null;
+  memory: { rss: number; rssOverBaseline: number | null; heapUsed: number; external: number };
+  load: [number, number];
+}
+
+type Measured = WorkerMemory | { error: string };
+
+export interface BrowserSize {
+  n: number;
+  ingest: IngestResult & { perSec: number };
+  hybrid: Summary;
+  /** Mean hits per hybrid answer (k = 10): a worker that answered nothing would look fast. */
+  hitsPerQuery: number;
+  coldOpen: ColdOpenResult & { reloadToAnswerMs: number; emptyOpenMs: number };
+  memory: { afterIngest: Measured; afterQueries: Measured; afterColdOpen: Measured };
+  /** 1-minute load average before and after this size ran. */
+  load: [number, number];
+  node?: NodeFigures | null;
+}
+
+export interface BrowserReport {
+  createdAt: string;
+  commit: string;
+  machine: SpeedReport['machine'];
+  chromium: { userAgent: string; executable: string; args: string[] } | null;
+  settings: { sizes: number[]; queries: number; dim: number; open: Record<string, unknown>; ingest: string; recall: Record<string, unknown>; coldOpen: string; memory: string };
+  load: { start: number; end: number };
+  sizes: BrowserSize[];
+}
+
+const workerBytes = (m: Measured) => ('error' in m ? null : m.workerBytes);
+
+export function renderBrowser(r: BrowserReport): string {
+  const rows = r.sizes.flatMap((s) => {
+    const node = s.node;
+    return [
+      [`${s.n.toLocaleString('en')}`, 'Chromium worker, OPFS', num(s.ingest.perSec, 0), ms(s.hybrid.median), ms(s.hybrid.p95), ms(s.coldOpen.totalMs), mib(workerBytes(s.memory.afterQueries)), `${s.load[0].toFixed(2)} → ${s.load[1].toFixed(2)}`],
+      [`${s.n.toLocaleString('en')}`, 'Node, in process (speed.json)', num(node?.ingestPerSec, 0), ms(node?.hybrid.median), ms(node?.hybrid.p95), ms(node?.coldOpenMs), node ? `${mib(node.memory.rss)} RSS, ${mib(node.memory.rssOverBaseline)} over baseline` : '–', node ? `${node.load[0].toFixed(2)} → ${node.load[1].toFixed(2)}` : '–'],
+    ];
+  });
+  const detail = r.sizes.map((s) => [
+    s.n.toLocaleString('en'),
+    num(s.hitsPerQuery, 1),
+    num(s.ingest.storeMs / 1000, 1), num(s.ingest.relateMs / 1000, 2), num(s.ingest.readyMs / 1000, 2),
+    ms(s.coldOpen.connectMs), ms(s.coldOpen.firstAnswerMs), ms(s.coldOpen.reloadToAnswerMs), ms(s.coldOpen.emptyOpenMs),
+    mib(workerBytes(s.memory.afterIngest)), mib(workerBytes(s.memory.afterColdOpen)),
+  ]);
+  const errors = r.sizes.flatMap((s) => Object.entries(s.memory).filter(([, m]) => 'error' in m).map(([k, m]) => `- n=${s.n} ${k}: ${(m as { error: string }).error}`));
+  const node = r.sizes.find((s) => s.node)?.node;
+  return [
+    '# HybridMind in the browser: the speed harness in a Chromium worker on OPFS',
+    '',
+    `${r.createdAt}, commit ${r.commit.slice(0, 12)}. Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.platform}.`,
+    `Chromium: ${r.chromium?.userAgent ?? '–'} (${r.chromium?.executable ?? '–'}), args \`${r.chromium?.args.join(' ') ?? ''}\`.`,
+    `Load (1-min average): ${r.load.start.toFixed(2)} at start, ${r.load.end.toFixed(2)} at end.`,
+    node ? `Node figures: bench/results/speed.json, ${node.createdAt}, commit ${node.commit.slice(0, 12)} (system \`hybridmind\`, exact scan).` : 'Node figures: bench/results/speed.json not found or without these sizes.',
+    '',
+    '## Settings',
+    '',
+    `- corpus: bench/lib/corpus.ts \`makeCorpus(n, ${r.settings.dim})\` (the Node harness's generator and seed), generated inside the page; ${r.settings.queries} queries`,
+    `- open: \`${JSON.stringify(r.settings.open)}\``,
+    `- ingest: ${r.settings.ingest}`,
+    `- recall: \`${JSON.stringify(r.settings.recall)}\`, timed in the page (round trip to the worker included)`,
+    `- cold open: ${r.settings.coldOpen}`,
+    `- memory: ${r.settings.memory}`,
+    '',
+    '## Side by side',
+    '',
+    table(['n', 'where', 'ingest docs/s', 'hybrid p50 ms', 'hybrid p95 ms', 'cold open ms', 'memory MiB', 'load'], rows),
+    '',
+    'Node\'s cold open reopens an exported database from bytes in memory; the browser\'s reopens the OPFS file a fresh worker finds after a page reload.',
+    '',
+    '## Browser detail',
+    '',
+    table(['n', 'hits/query', 'storeMany s', 'relateMany s', 'ready s', 'connect ms', 'first answer ms', 'reload → answer ms', 'empty store connect ms', 'worker MiB after ingest', 'worker MiB after cold open'], detail),
+    ...(errors.length ? ['', 'Memory not measured:', ...errors] : []),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,136 @@
+/**
+ * The speed harness in Chromium: the memory worker on OPFS (opfs-sahpool), driven through
+ * Playwright's library API against the Vite dev server. Per size, in a fresh browser profile on
+ * disk (an incognito context would keep OPFS in memory): ingest, hybrid p50/p95, the worker's
+ * memory, then a reload and a cold open of the persisted store up to its first hybrid answer.
+ * Written to bench/results/browser.{json,md} beside the Node figures of bench/results/speed.json.
+ */
+import { realpathSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { chromium } from '@playwright/test';
+import { createServer } from 'vite';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../playwright.config.js';
+import { makeCorpus } from '../lib/corpus.js';
+import { summarize } from '../lib/stats.js';
+import type { SpeedReport } from '../speed/report.js';
+import type { ColdOpenResult, IngestResult, WorkerMemory } from './page.js';
+import { renderBrowser, type BrowserReport, type BrowserSize, type NodeFigures } from './report.js';
+
+export interface BrowserOptions {
+  sizes: number[];
+  queries: number;
+  port: number;
+  log: (line: string) => void;
+  /** Called with the results so far after each size, so a cut-short run still reports. */
+  onSize: (done: BrowserSize[], chromium: BrowserReport['chromium']) => Promise<void>;
+}
+
+/** measureUserAgentSpecificMemory needs cross-origin isolation; the flag makes it answer at once instead of at the next GC. */
+const ARGS = [...CHROMIUM_ARGS, '--enable-blink-features=ForceEagerMeasureMemory'];
+const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
+/** The Node harness's figures for the same system at size n, read from its results file. */
+export function nodeFigures(speed: SpeedReport | null, n: number): NodeFigures | null {
+  const size = speed?.sizes.find((s) => s.n === n);
+  const system = size?.systems.find((s) => s.name === 'hybridmind');
+  const hybrid = size?.modes.find((m) => m.name === 'hybridmind hybrid (4 legs)');
+  if (!speed || !size || !system || !hybrid) return null;
+  return {
+    createdAt: speed.createdAt,
+    commit: speed.commit,
+    ingestPerSec: system.ingestPerSec,
+    hybrid: { median: hybrid.latency.median, p95: hybrid.latency.p95 },
+    coldOpenMs: system.coldOpenMs,
+    memory: { rss: system.memory.rss, rssOverBaseline: system.memory.rssOverBaseline, heapUsed: system.memory.heapUsed, external: system.memory.external },
+    load: system.load,
+  };
+}
+
+async function runSize(n: number, o: BrowserOptions, url: string): Promise<{ size: BrowserSize; chromium: BrowserReport['chromium'] }> {
+  const profile = await mkdtemp(join(os.tmpdir(), 'hybridmind-browser-bench-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
+  const load: [number, number] = [os.loadavg()[0]!, 0];
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (e) => o.log(`    page error: ${e.message}`));
+    await page.goto(url);
+    await page.waitForFunction(() => 'bench' in window);
+    const userAgent = await page.evaluate(() => navigator.userAgent);
+    const store = `bench-${n}`;
+
+    o.log(`  n=${n}: ingest (load ${load[0].toFixed(2)})`);
+    const ingest = await page.evaluate(([count, name]) => window.bench.ingest(count, name), [n, store] as const) as IngestResult;
+    o.log(`    ${(ingest.ingestMs / 1000).toFixed(1)} s, ${Math.round(n / (ingest.ingestMs / 1000))} docs/s`);
+    const afterIngest = await page.evaluate(() => window.bench.memory()) as WorkerMemory | { error: string };
+    const { latencyMs, ids } = await page.evaluate((count) => window.bench.queries(count), o.queries);
+    o.log(`    hybrid p50 ${summarize(latencyMs).median.toFixed(2)} ms`);
+    const afterQueries = await page.evaluate(() => window.bench.memory()) as WorkerMemory | { error: string };
+    await page.evaluate(() => window.bench.close());
+
+    const q = makeCorpus(n, 384).queries[0]!;
+    const t0 = performance.now();
+    await page.reload();
+    await page.waitForFunction(() => 'bench' in window);
+    const cold = await page.evaluate(([name, query]) => window.bench.coldOpen(name, query), [store, { text: q.text, vector: [...q.vector] }] as const) as ColdOpenResult;
+    const reloadToAnswerMs = performance.now() - t0;
+    o.log(`    cold open ${cold.totalMs.toFixed(0)} ms (reload → answer ${reloadToAnswerMs.toFixed(0)} ms), ${cold.memories} memories`);
+    const afterColdOpen = await page.evaluate(() => window.bench.memory()) as WorkerMemory | { error: string };
+    await page.evaluate(() => window.bench.close());
+    await page.reload();
+    await page.waitForFunction(() => 'bench' in window);
+    const emptyOpenMs = await page.evaluate((name) => window.bench.emptyOpen(name), `${store}-empty`);
+    load[1] = os.loadavg()[0]!;
+    return {
+      chromium: { userAgent, executable: CHROMIUM, args: ARGS },
+      size: {
+        n,
+        ingest: { ...ingest, perSec: n / (ingest.ingestMs / 1000) },
+        hybrid: summarize(latencyMs),
+        hitsPerQuery: ids.reduce((sum, hits) => sum + hits.length, 0) / ids.length,
+        coldOpen: { ...cold, reloadToAnswerMs, emptyOpenMs },
+        memory: { afterIngest, afterQueries, afterColdOpen },
+        load,
+      },
+    };
+  } finally {
+    await context.close();
+    await rm(profile, { recursive: true, force: true });
+  }
+}
+
+export async function runBrowser(o: BrowserOptions): Promise<BrowserSize[]> {
+  const server = await createServer({
+    configFile: new URL('../../vite.config.ts', import.meta.url).pathname,
+    logLevel: 'warn',
+    // node_modules may be a symlink (a worktree sharing its checkout's): its real path must be served too.
+    server: { port: o.port, strictPort: true, headers: ISOLATION, fs: { allow: ['.', realpathSync('node_modules')] } },
+    optimizeDeps: { entries: ['bench/browser/page.html'] },
+  });
+  await server.listen();
+  const out: BrowserSize[] = [];
+  try {
+    for (const n of o.sizes) {
+      const { size, chromium: browser } = await runSize(n, o, `http://localhost:${o.port}/bench/browser/page.html`);
+      out.push(size);
+      await o.onSize(out, browser);
+    }
+  } finally {
+    await server.close();
+  }
+  return out;
+}
+
+export async function readSpeed(path: URL): Promise<SpeedReport | null> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as SpeedReport;
+  } catch {
+    return null;
+  }
+}
+
+export async function writeBrowser(dir: URL, name: string, report: BrowserReport): Promise<void> {
+  await writeFile(new URL(`${name}.json`, dir), JSON.stringify(report, null, 2));
+  await writeFile(new URL(`${name}.md`, dir), renderBrowser(report));
+}
