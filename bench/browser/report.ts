@@ -23,6 +23,8 @@ export interface BrowserSize {
   hitsPerQuery: number;
   coldOpen: ColdOpenResult & { reloadToAnswerMs: number; emptyOpenMs: number };
   memory: { afterIngest: Measured; afterQueries: Measured; afterColdOpen: Measured };
+  /** RSS of the page's renderer process (page + workers, the largest renderer; `all`: every renderer's; until the page reloads, its heap may still hold the corpus it generated). */
+  renderer: Record<'afterIngest' | 'afterQueries' | 'afterColdOpen', { bytes: number; all: number[] }>;
   /** 1-minute load average before and after this size ran. */
   load: [number, number];
   node?: NodeFigures | null;
@@ -32,7 +34,7 @@ export interface BrowserReport {
   createdAt: string;
   commit: string;
   machine: SpeedReport['machine'];
-  chromium: { userAgent: string; executable: string; args: string[] } | null;
+  chromium: { version: string; userAgent: string; executable: string; args: string[] } | null;
   settings: { sizes: number[]; queries: number; dim: number; open: Record<string, unknown>; ingest: string; recall: Record<string, unknown>; coldOpen: string; memory: string };
   load: { start: number; end: number };
   sizes: BrowserSize[];
@@ -44,8 +46,8 @@ export function renderBrowser(r: BrowserReport): string {
   const rows = r.sizes.flatMap((s) => {
     const node = s.node;
     return [
-      [`${s.n.toLocaleString('en')}`, 'Chromium worker, OPFS', num(s.ingest.perSec, 0), ms(s.hybrid.median), ms(s.hybrid.p95), ms(s.coldOpen.totalMs), mib(workerBytes(s.memory.afterQueries)), `${s.load[0].toFixed(2)} → ${s.load[1].toFixed(2)}`],
-      [`${s.n.toLocaleString('en')}`, 'Node, in process (speed.json)', num(node?.ingestPerSec, 0), ms(node?.hybrid.median), ms(node?.hybrid.p95), ms(node?.coldOpenMs), node ? `${mib(node.memory.rss)} RSS, ${mib(node.memory.rssOverBaseline)} over baseline` : '–', node ? `${node.load[0].toFixed(2)} → ${node.load[1].toFixed(2)}` : '–'],
+      [`${s.n.toLocaleString('en')}`, 'Chromium worker, OPFS', num(s.ingest.perSec, 0), ms(s.hybrid.median), ms(s.hybrid.p95), ms(s.coldOpen.totalMs), `${mib(workerBytes(s.memory.afterQueries))} worker JS, ${mib(s.renderer.afterQueries.bytes)} renderer RSS`, `${s.load[0].toFixed(2)} → ${s.load[1].toFixed(2)}`],
+      [`${s.n.toLocaleString('en')}`, 'Node, own process (speed.json)', num(node?.ingestPerSec, 0), ms(node?.hybrid.median), ms(node?.hybrid.p95), ms(node?.coldOpenMs), node ? `${mib(node.memory.rss)} RSS, ${mib(node.memory.rssOverBaseline)} over baseline` : '–', node ? `${node.load[0].toFixed(2)} → ${node.load[1].toFixed(2)}` : '–'],
     ];
   });
   const detail = r.sizes.map((s) => [
@@ -54,6 +56,7 @@ export function renderBrowser(r: BrowserReport): string {
     num(s.ingest.storeMs / 1000, 1), num(s.ingest.relateMs / 1000, 2), num(s.ingest.readyMs / 1000, 2),
     ms(s.coldOpen.connectMs), ms(s.coldOpen.firstAnswerMs), ms(s.coldOpen.reloadToAnswerMs), ms(s.coldOpen.emptyOpenMs),
     mib(workerBytes(s.memory.afterIngest)), mib(workerBytes(s.memory.afterColdOpen)),
+    mib(s.renderer.afterQueries.bytes), mib(s.renderer.afterColdOpen.bytes),
   ]);
   const errors = r.sizes.flatMap((s) => Object.entries(s.memory).filter(([, m]) => 'error' in m).map(([k, m]) => `- n=${s.n} ${k}: ${(m as { error: string }).error}`));
   const node = r.sizes.find((s) => s.node)?.node;
@@ -61,7 +64,7 @@ export function renderBrowser(r: BrowserReport): string {
     '# HybridMind in the browser: the speed harness in a Chromium worker on OPFS',
     '',
     `${r.createdAt}, commit ${r.commit.slice(0, 12)}. Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.platform}.`,
-    `Chromium: ${r.chromium?.userAgent ?? '–'} (${r.chromium?.executable ?? '–'}), args \`${r.chromium?.args.join(' ') ?? ''}\`.`,
+    `Chromium: ${r.chromium?.version ?? '–'}, ${r.chromium?.userAgent ?? '–'} (${r.chromium?.executable ?? '–'}), args \`${r.chromium?.args.join(' ') ?? ''}\`.`,
     `Load (1-min average): ${r.load.start.toFixed(2)} at start, ${r.load.end.toFixed(2)} at end.`,
     node ? `Node figures: bench/results/speed.json, ${node.createdAt}, commit ${node.commit.slice(0, 12)} (system \`hybridmind\`, exact scan).` : 'Node figures: bench/results/speed.json not found or without these sizes.',
     '',
@@ -79,10 +82,11 @@ export function renderBrowser(r: BrowserReport): string {
     table(['n', 'where', 'ingest docs/s', 'hybrid p50 ms', 'hybrid p95 ms', 'cold open ms', 'memory MiB', 'load'], rows),
     '',
     'Node\'s cold open reopens an exported database from bytes in memory; the browser\'s reopens the OPFS file a fresh worker finds after a page reload.',
+    'Memory, browser: "worker JS" is measureUserAgentSpecificMemory\'s DedicatedWorkerGlobalScope bytes (JS heaps and the buffers they hold); "renderer RSS" is the page\'s renderer process (page, workers, WebAssembly memories, Blink and the renderer\'s own baseline). Node: the process\'s RSS after build and GC, and that less a process that built nothing.',
     '',
     '## Browser detail',
     '',
-    table(['n', 'hits/query', 'storeMany s', 'relateMany s', 'ready s', 'connect ms', 'first answer ms', 'reload → answer ms', 'empty store connect ms', 'worker MiB after ingest', 'worker MiB after cold open'], detail),
+    table(['n', 'hits/query', 'storeMany s', 'relateMany s', 'ready s', 'connect ms', 'first answer ms', 'reload → answer ms', 'empty store connect ms', 'worker MiB after ingest', 'worker MiB after cold open', 'renderer RSS MiB after queries', 'renderer RSS MiB after cold open'], detail),
     ...(errors.length ? ['', 'Memory not measured:', ...errors] : []),
     '',
   ].join('\n');

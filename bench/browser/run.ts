@@ -5,6 +5,7 @@
  * memory, then a reload and a cold open of the persisted store up to its first hybrid answer.
  * Written to bench/results/browser.{json,md} beside the Node figures of bench/results/speed.json.
  */
+import { execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -48,6 +49,31 @@ export function nodeFigures(speed: SpeedReport | null, n: number): NodeFigures |
   };
 }
 
+/**
+ * RSS of the page's renderer process in the Chromium started on `profile` (the page and its workers live
+ * in one renderer): a check on measureUserAgentSpecificMemory, which counts JS heaps and buffers only.
+ */
+function rendererRss(profile: string): { bytes: number; all: number[] } {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,rss=,args='], { encoding: 'utf8' }).split('\n').map((line) => {
+    const [pid, ppid, rss, ...args] = line.trim().split(/\s+/);
+    return { pid: Number(pid), ppid: Number(ppid), rss: Number(rss) * 1024, args: args.join(' ') };
+  });
+  const family = new Set(rows.filter((r) => r.args.includes(`--user-data-dir=${profile}`) && !r.args.includes('--type=')).map((r) => r.pid));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const r of rows) {
+      if (family.has(r.ppid) && !family.has(r.pid)) {
+        family.add(r.pid);
+        grew = true;
+      }
+    }
+  }
+  const renderers = rows.filter((r) => family.has(r.pid) && r.args.includes('--type=renderer'));
+  // Headless Chromium keeps spare renderers beside the page's; the page's (page + workers) is the largest.
+  const all = renderers.map((r) => r.rss).sort((a, b) => b - a);
+  return { bytes: all[0] ?? 0, all };
+}
+
 async function runSize(n: number, o: BrowserOptions, url: string): Promise<{ size: BrowserSize; chromium: BrowserReport['chromium'] }> {
   const profile = await mkdtemp(join(os.tmpdir(), 'hybridmind-browser-bench-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
@@ -64,9 +90,11 @@ async function runSize(n: number, o: BrowserOptions, url: string): Promise<{ siz
     const ingest = await page.evaluate(([count, name]) => window.bench.ingest(count, name), [n, store] as const) as IngestResult;
     o.log(`    ${(ingest.ingestMs / 1000).toFixed(1)} s, ${Math.round(n / (ingest.ingestMs / 1000))} docs/s`);
     const afterIngest = await page.evaluate(() => window.bench.memory()) as WorkerMemory | { error: string };
+    const rendererAfterIngest = rendererRss(profile);
     const { latencyMs, ids } = await page.evaluate((count) => window.bench.queries(count), o.queries);
     o.log(`    hybrid p50 ${summarize(latencyMs).median.toFixed(2)} ms`);
     const afterQueries = await page.evaluate(() => window.bench.memory()) as WorkerMemory | { error: string };
+    const rendererAfterQueries = rendererRss(profile);
     await page.evaluate(() => window.bench.close());
 
     const q = makeCorpus(n, 384).queries[0]!;
@@ -77,13 +105,14 @@ async function runSize(n: number, o: BrowserOptions, url: string): Promise<{ siz
     const reloadToAnswerMs = performance.now() - t0;
     o.log(`    cold open ${cold.totalMs.toFixed(0)} ms (reload → answer ${reloadToAnswerMs.toFixed(0)} ms), ${cold.memories} memories`);
     const afterColdOpen = await page.evaluate(() => window.bench.memory()) as WorkerMemory | { error: string };
+    const rendererAfterColdOpen = rendererRss(profile);
     await page.evaluate(() => window.bench.close());
     await page.reload();
     await page.waitForFunction(() => 'bench' in window);
     const emptyOpenMs = await page.evaluate((name) => window.bench.emptyOpen(name), `${store}-empty`);
     load[1] = os.loadavg()[0]!;
     return {
-      chromium: { userAgent, executable: CHROMIUM, args: ARGS },
+      chromium: { version: execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(), userAgent, executable: CHROMIUM, args: ARGS },
       size: {
         n,
         ingest: { ...ingest, perSec: n / (ingest.ingestMs / 1000) },
@@ -91,6 +120,7 @@ async function runSize(n: number, o: BrowserOptions, url: string): Promise<{ siz
         hitsPerQuery: ids.reduce((sum, hits) => sum + hits.length, 0) / ids.length,
         coldOpen: { ...cold, reloadToAnswerMs, emptyOpenMs },
         memory: { afterIngest, afterQueries, afterColdOpen },
+        renderer: { afterIngest: rendererAfterIngest, afterQueries: rendererAfterQueries, afterColdOpen: rendererAfterColdOpen },
         load,
       },
     };
