@@ -1,5 +1,5 @@
 import { extractEntities } from '../legs/graph/entities.js';
-import { entityCap, entityKeys, entityWalk, type EntityGraphView } from '../legs/graph/entity-index.js';
+import { entityCap, entityKeys, entityWalkSteps, type EntityGraphView } from '../legs/graph/entity-index.js';
 import type { Scored } from '../legs/types.js';
 import { sessionOf } from '../memory/auto-edges.js';
 import type { ResolvedRecall } from '../memory/recall-options.js';
@@ -47,21 +47,20 @@ export async function writeMentions(q: Query, db: Db, sources: readonly MentionS
 }
 
 /**
- * The part of the memory–entity graph a walk of `steps` from the seeds and the query's entities
- * can read, fetched frontier by frontier: each memory's usable entities (named by 2 to `cap`
- * memories) and each such entity's whole posting, so the core's walk over it does exactly the
- * arithmetic it does over the embedded index. A count stops at `cap` + 1: beyond it an entity is
- * unusable whatever its exact count.
+ * The core's walk over the memory–entity graph in Postgres, fetching before each step exactly what
+ * that step reads (see `entityWalkSteps`): each memory's usable entities (named by 2 to `cap`
+ * memories) and each entity's whole posting, so the arithmetic is the embedded index's. A count
+ * stops at `cap` + 1: beyond it an entity is unusable whatever its exact count.
  */
-async function subgraph(q: Query, db: Db, seeds: readonly number[], queryEntities: readonly number[], dfs: Map<number, number>, cap: number, steps: number): Promise<EntityGraphView> {
+async function walkInSql(q: Query, db: Db, seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], dfs: Map<number, number>, cap: number): Promise<Scored[]> {
   const of = new Map<number, number[]>();
   const postings = new Map<number, number[]>();
-  let mems = new Set(seeds);
-  let ents = new Set(queryEntities);
-  for (let step = 0; step < steps; step++) {
-    // The walk's last step reads postings only (see entityWalk).
-    const needOf = step < steps - 1 ? [...mems].filter((no) => !of.has(no)) : [];
-    const needPostings = [...ents].filter((id) => !postings.has(id));
+  const graph: EntityGraphView = { cap, entitiesOf: (no) => of.get(no), posting: (id) => postings.get(id) ?? [], df: (id) => dfs.get(id) ?? 0 };
+  const walk = entityWalkSteps(graph, seeds, queryEntities, { k: Infinity, steps: STEPS });
+  for (let next = walk.next(); ; next = walk.next()) {
+    if (next.done) return next.value;
+    const needOf = next.value.memories.filter((no) => !of.has(no));
+    const needPostings = next.value.entities.filter((id) => !postings.has(id));
     if (needOf.length > 0) {
       for (const no of needOf) of.set(no, []);
       // Each distinct entity is counted once, however many of these memories name it.
@@ -83,14 +82,7 @@ async function subgraph(q: Query, db: Db, seeds: readonly number[], queryEntitie
       const rows = (await q(`SELECT entity, no FROM ${db.t('mentions')} WHERE entity = ANY($1) ORDER BY entity, seq`, [needPostings])).rows;
       for (const r of rows) postings.get(Number(r['entity']))!.push(Number(r['no']));
     }
-    const nextMems = new Set(seeds);
-    const nextEnts = new Set(queryEntities);
-    for (const no of mems) for (const id of of.get(no) ?? []) nextEnts.add(id);
-    for (const id of ents) for (const no of postings.get(id)!) nextMems.add(no);
-    mems = nextMems;
-    ents = nextEnts;
   }
-  return { cap, entitiesOf: (no) => of.get(no), posting: (id) => postings.get(id) ?? [], df: (id) => dfs.get(id) ?? 0 };
 }
 
 /**
@@ -111,9 +103,7 @@ export async function entityLeg(q: Query, db: Db, o: ResolvedRecall, reference: 
   const byKey = new Map(found.map((r) => [String(r['key']), Number(r['id'])]));
   const known = keys.flatMap((key) => (byKey.has(key) ? [byKey.get(key)!] : []));
   const dfs = new Map(found.map((r) => [Number(r['id']), Number(r['df'])]));
-  const usable = known.filter((id) => dfs.get(id)! >= 2 && dfs.get(id)! <= cap);
-  const graph = await subgraph(q, db, seeds.map((s) => s.no), usable, dfs, cap, STEPS);
-  const reached = entityWalk(graph, seeds, known, { k: Infinity, steps: STEPS });
+  const reached = await walkInSql(q, db, seeds, known, dfs, cap);
   if (reached.length === 0) return [];
   const p = new Params();
   const nos = p.add(reached.map((h) => h.no));

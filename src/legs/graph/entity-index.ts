@@ -49,6 +49,25 @@ export function entityKeys(text: string, turn: { session: string; turn: number }
  * ties break by memory number.
  */
 export function entityWalk(graph: EntityGraphView, seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[] {
+  const walk = entityWalkSteps(graph, seeds, queryEntities, options);
+  for (;;) {
+    const next = walk.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** What the next step of {@link entityWalkSteps} reads: these memories' entities, these entities' postings. */
+export interface WalkNeeds {
+  readonly memories: readonly number[];
+  readonly entities: readonly number[];
+}
+
+/**
+ * {@link entityWalk} one step at a time: before each step it yields the nodes that step expands
+ * (those holding at least `tolerance` of mass), so a graph kept elsewhere (Postgres) can fetch
+ * exactly those and no more before the walk resumes; the walk's arithmetic is the same either way.
+ */
+export function* entityWalkSteps(graph: EntityGraphView, seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Generator<WalkNeeds, Scored[], void> {
   const damping = options.damping ?? 0.6;
   const steps = options.steps ?? 4;
   const tolerance = options.tolerance ?? 1e-4;
@@ -85,15 +104,16 @@ export function entityWalk(graph: EntityGraphView, seeds: ReadonlyArray<{ no: nu
     const nextEnt = new Map<number, number>();
     const nextMem = new Map<number, number>();
     // The last step's entity mass is never read: only memories are returned.
-    if (step < steps - 1) {
-      for (const [no, p] of mem) {
-        if (p < tolerance) continue;
-        const { links, norm } = linksFor(no);
-        for (const id of links) nextEnt.set(id, (nextEnt.get(id) ?? 0) + (damping * p * (1 / graph.df(id))) / norm);
-      }
+    const expandMems = step < steps - 1 ? [...mem].filter(([, p]) => p >= tolerance).map(([no]) => no) : [];
+    const expandEnts = [...ent].filter(([, p]) => p >= tolerance).map(([id]) => id);
+    yield { memories: expandMems, entities: expandEnts };
+    for (const no of expandMems) {
+      const p = mem.get(no)!;
+      const { links, norm } = linksFor(no);
+      for (const id of links) nextEnt.set(id, (nextEnt.get(id) ?? 0) + (damping * p * (1 / graph.df(id))) / norm);
     }
-    for (const [id, p] of ent) {
-      if (p < tolerance) continue;
+    for (const id of expandEnts) {
+      const p = ent.get(id)!;
       const df = graph.df(id);
       for (const no of graph.posting(id)) nextMem.set(no, (nextMem.get(no) ?? 0) + (damping * p) / df);
     }
