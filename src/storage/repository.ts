@@ -88,19 +88,11 @@ export class Repository {
    * write costs through a WASM binding.
    */
   insertMemories(ms: readonly NewMemory[]): number[] {
-    const byId = new Map<string, number>();
-    for (const chunk of chunksOf(ms, (m) => m.text.length + m.metadata.length + m.id.length)) {
-      const json = JSON.stringify(chunk.map((m) => [m.id, m.text, m.kind, m.domain, m.metadata, m.created_at, m.valid_from, m.valid_to]));
-      const rows = this.db.all<{ no: number; id: string }>(
-        `INSERT INTO memories (id, text, kind, domain, metadata, created_at, valid_from, valid_to)
-         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7 FROM json_each(?) ORDER BY key
-         RETURNING no, id`,
-        [json],
-      );
-      // RETURNING's row order is unspecified; ids are unique, so they say which row got which number.
-      for (const r of rows) byId.set(r.id, Number(r.no));
-    }
-    return ms.map((m) => byId.get(m.id)!);
+    return this.#insertRows(
+      'memories', ['id', 'text', 'kind', 'domain', 'metadata', 'created_at', 'valid_from', 'valid_to'], ms,
+      (m) => [m.id, m.text, m.kind, m.domain, m.metadata, m.created_at, m.valid_from, m.valid_to],
+      (m) => m.text.length + m.metadata.length + m.id.length,
+    );
   }
 
   updateMemory(m: MemoryRow): void {
@@ -190,18 +182,27 @@ export class Repository {
 
   /** Inserts many edges with one statement, like `insertMemories`; their numbers in input order. */
   insertEdges(es: readonly NewEdge[]): number[] {
+    return this.#insertRows(
+      'edges', ['id', 'src', 'dst', 'type', 'weight', 'metadata', 'valid_from', 'created_at', 'closes_valid_to', 'prior_valid_to'], es,
+      (e) => [e.id, e.src, e.dst, e.type, e.weight, e.metadata, e.valid_from, e.created_at, e.closes_valid_to, e.prior_valid_to],
+      (e) => e.id.length + e.type.length + e.metadata.length + 64,
+    );
+  }
+
+  /**
+   * Rows inserted with one statement per chunk (their fields as one JSON parameter), returning
+   * their numbers in input order. RETURNING's row order is unspecified; ids are unique, so they say
+   * which row got which number.
+   */
+  #insertRows<T extends { id: string }>(table: 'memories' | 'edges', columns: readonly string[], items: readonly T[], row: (item: T) => unknown[], weight: (item: T) => number): number[] {
+    const sql = `INSERT INTO ${table} (${columns.join(', ')})
+      SELECT ${columns.map((_, i) => `value ->> ${i}`).join(', ')} FROM json_each(?) ORDER BY key
+      RETURNING no, id`;
     const byId = new Map<string, number>();
-    for (const chunk of chunksOf(es, (e) => e.id.length + e.type.length + e.metadata.length + 64)) {
-      const json = JSON.stringify(chunk.map((e) => [e.id, e.src, e.dst, e.type, e.weight, e.metadata, e.valid_from, e.created_at, e.closes_valid_to, e.prior_valid_to]));
-      const rows = this.db.all<{ no: number; id: string }>(
-        `INSERT INTO edges (id, src, dst, type, weight, metadata, valid_from, created_at, closes_valid_to, prior_valid_to)
-         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9 FROM json_each(?) ORDER BY key
-         RETURNING no, id`,
-        [json],
-      );
-      for (const r of rows) byId.set(r.id, Number(r.no));
+    for (const chunk of chunksOf(items, weight)) {
+      for (const r of this.db.all<{ no: number; id: string }>(sql, [JSON.stringify(chunk.map(row))])) byId.set(r.id, Number(r.no));
     }
-    return es.map((e) => byId.get(e.id)!);
+    return items.map((item) => byId.get(item.id)!);
   }
 
   /** Which of `keys` already have an edge, as `src:dst:type` (see `edgeKey`), in one query. */
