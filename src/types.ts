@@ -154,6 +154,14 @@ export interface RecallOptions {
    * PageRank from the best vector+lexical candidates and the query's own entities. Default true.
    */
   entityGraph?: boolean;
+  /**
+   * Graph leg: read questions about a typed relation ("what does X depend on?", "what replaced
+   * X?", "what is X ultimately derived from?") and put the memories that relation reaches from X
+   * first, nearest first, or its far ends first when the question says "ultimately", "eventually",
+   * "in the end" or "root". A query that names no relation, or one the store has no such edge
+   * for, is unaffected. Default true.
+   */
+  relationQuestions?: boolean;
   /** Precomputed query vector; skips embedding the query. */
   queryEmbedding?: Float32Array;
 }
@@ -163,7 +171,8 @@ export type RecallDefaults = Omit<RecallOptions, 'anchors' | 'asOf' | 'filter' |
 export interface HitLegs {
   vector?: { rank: number; score: number };
   lexical?: { rank: number; score: number; matched: string[] };
-  graph?: { rank: number; distance: number; via: string[] };
+  /** `relation`: the edge type of the question the query asks ("what does X depend on?"); the hit is one of its answers, `via` the path from X. */
+  graph?: { rank: number; distance: number; via: string[]; relation?: string };
   time?: { rank: number; weight: number };
 }
 

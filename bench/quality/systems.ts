@@ -21,7 +21,8 @@ export const SYSTEMS: System[] = [
   { name: '− score fusion (RRF)', options: { fusion: 'rrf' } },
   { name: '− entity graph', options: { entityGraph: false } },
   { name: '− graph weight 4 (3)', options: { weights: { graph: 3 } } },
-  { name: 'previous default', options: { fusion: 'rrf', entityGraph: false, weights: { graph: 1.5 } } },
+  { name: '− relation questions', options: { relationQuestions: false } },
+  { name: 'previous default', options: { fusion: 'rrf', entityGraph: false, relationQuestions: false, weights: { graph: 1.5 } } },
 ];
 
 /** One store per set; every system asks it. */

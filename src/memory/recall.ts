@@ -6,6 +6,7 @@ import { rankByTime, recordedBy, statusAt, recencyWeight, type TimeRanked } from
 import { LEG_NAMES, sameGraphRank, type Accept, type EntityLeg, type GraphHit, type GraphLeg, type LexicalHit, type LexicalIndex, type Scored, type VectorIndex } from '../legs/types.js';
 import type { Repository } from '../storage/repository.js';
 import { rerank } from './rerank.js';
+import { FARTHEST_DEPTH, readRelationQuestion, relationAnswers, type RelationQuestion } from './relation-question.js';
 import type { Hit, HitLegs, LegName } from '../types.js';
 import type { Catalog } from './catalog.js';
 import { matchesFilter, type ResolvedRecall } from './recall-options.js';
@@ -40,7 +41,14 @@ export interface LegLists {
   entity?: Scored[] | null;
   /** Where the graph walks started (the caller's anchors or the best vector+lexical candidates). */
   starts?: number[];
+  /** When the query asks about a typed relation: its answers, best first (they lead the fused list). */
+  relation?: RelationAnswers | null;
   time: TimeRanked[] | null;
+}
+
+export interface RelationAnswers {
+  question: RelationQuestion;
+  hits: GraphHit[];
 }
 
 export interface RecallOutcome {
@@ -83,6 +91,7 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
 
   let graph: GraphHit[] | null = null;
   let entity: Scored[] | null = null;
+  let relation: RelationAnswers | null = null;
   let starts: number[] = [];
   if (o.mode === 'hybrid' || o.mode === 'graph') {
     const seeds = o.anchors !== null ? o.anchors.map((id) => ({ no: parts.catalog.noOf(id)!, weight: 1 })) : defaultSeeds(vector, lexical, o, query);
@@ -101,6 +110,11 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
     if (o.entityGraph && parts.entities && o.edgeTypes.length === 0) {
       entity = parts.entities.walk(seeds, parts.entities.known(query), { k: pool, accept: (no) => accept(no) && traversable(no) });
     }
+    const question = relationQuestion(o, query);
+    if (question) {
+      const subjects = o.anchors !== null ? anchors : subjectSeeds(vector, parts.lexical.search(question.subject, pool, accept), o, question);
+      relation = { question, hits: relationAnswers(parts.graph.search(subjects, { ...relationWalk(o, question), k: pool, recordedBy: o.asOf ?? undefined, traversable, accept }), question) };
+    }
   }
 
   let time: TimeRanked[] | null = null;
@@ -115,8 +129,30 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
     graph,
     entity,
     starts,
+    relation,
     time,
   };
+}
+
+/** The relation the query asks about, if the walk may take its edges (the caller's edge types allow it). */
+export function relationQuestion(o: ResolvedRecall, query: string): RelationQuestion | null {
+  if (!o.relationQuestions) return null;
+  const question = readRelationQuestion(query);
+  return question && (o.edgeTypes.length === 0 || o.edgeTypes.includes(question.type)) ? question : null;
+}
+
+/** The walk that answers a relation question: only its edges, in its direction, to the far ends when asked. */
+export function relationWalk(o: ResolvedRecall, question: RelationQuestion): { depth: number; direction: RelationQuestion['direction']; edgeTypes: string[] } {
+  return { depth: question.farthest ? Math.max(o.depth, FARTHEST_DEPTH) : o.depth, direction: question.direction, edgeTypes: [question.type] };
+}
+
+/**
+ * Where a relation question's walk may start: the best vector+lexical candidates for its subject,
+ * the lexical list asked for the query without the relation's words (the vector keeps the whole
+ * query: an embedding weighs the subject's words over the frame's).
+ */
+export function subjectSeeds(vector: Scored[] | null, subjectLexical: LexicalHit[] | null, o: ResolvedRecall, question: RelationQuestion): number[] {
+  return defaultSeeds(vector, subjectLexical, o, question.subject).map((s) => s.no);
 }
 
 /** How many of the best vector+lexical candidates both graph walks start from (the entity walk weighs them by fused score). */
@@ -172,7 +208,7 @@ export function fuse(parts: FusionParts, o: ResolvedRecall, query: string, lists
     // Alone, the leg lists what its walks reach, not where they started (as the edge walk does).
     const edges = (lists.graph ?? []).map((h) => ({ no: h.no, score: h.score }));
     const seen = new Set([...edges.map((h) => h.no), ...(lists.starts ?? [])]);
-    return [...edges, ...(lists.entity ?? []).filter((h) => !seen.has(h.no)).map((h) => ({ no: h.no, score: h.score }))];
+    return answersFirst([...edges, ...(lists.entity ?? []).filter((h) => !seen.has(h.no)).map((h) => ({ no: h.no, score: h.score }))], lists.relation);
   }
   if (o.mode !== 'hybrid') {
     const only = lists[o.mode] ?? [];
@@ -180,7 +216,21 @@ export function fuse(parts: FusionParts, o: ResolvedRecall, query: string, lists
   }
   const accept = scope(parts, o, now).accept;
   const fused = reweighHistorical(parts, fuseHybrid(o, lists, tieBreak), status, accept, o.historicalWeight, tieBreak);
-  return o.rerank ? rerank(query, fused, o.k, (no) => parts.repository.memoryByNo(no)!.text) : fused;
+  return answersFirst(o.rerank ? rerank(query, fused, o.k, (no) => parts.repository.memoryByNo(no)!.text) : fused, lists.relation);
+}
+
+/**
+ * A relation question's answers lead, in the relation's order: the legs rank what resembles the
+ * question, and the memory it asks about resembles it most, so no weight would put "what X
+ * depends on" above X. Their scores sit just above the best other hit's, keeping scores ordered.
+ */
+function answersFirst(fused: Fused[], relation: RelationAnswers | null | undefined): Fused[] {
+  const answers = relation?.hits ?? [];
+  if (answers.length === 0) return fused;
+  const lead = new Set(answers.map((h) => h.no));
+  const rest = fused.filter((f) => !lead.has(f.no));
+  const top = rest[0]?.score ?? 0;
+  return [...answers.map((h, i) => ({ no: h.no, score: top + (answers.length - i) / answers.length })), ...rest];
 }
 
 /**
@@ -299,6 +349,10 @@ function explanations(parts: FusionParts, lists: LegLists, ranks: Partial<Record
   });
   lists.graph?.forEach((h, i) => {
     if (wanted.has(h.no)) at(h.no).graph = { rank: ranks.graph![i]!, distance: h.distance, via: h.via.map((no) => parts.catalog.entry(no).id) };
+  });
+  // An answer to the query's relation question is explained by that relation's path.
+  lists.relation?.hits.forEach((h, i) => {
+    if (wanted.has(h.no)) at(h.no).graph = { rank: i + 1, distance: h.distance, via: h.via.map((no) => parts.catalog.entry(no).id), relation: lists.relation!.question.type };
   });
   lists.time?.forEach((h, i) => {
     if (wanted.has(h.no)) at(h.no).time = { rank: ranks.time![i]!, weight: h.score };

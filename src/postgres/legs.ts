@@ -167,9 +167,17 @@ export async function walk(q: Query, db: Db, anchors: readonly number[], w: Walk
  * a stronger anchor, then over a heavier edge); an anchor is listed only when another anchor
  * leads to it. `accepted` are the reached memories the recall may return.
  */
-export async function graphLeg(q: Query, db: Db, o: ResolvedRecall, reference: number, anchors: readonly number[], k: number): Promise<GraphHit[]> {
+export async function graphLeg(
+  q: Query,
+  db: Db,
+  o: ResolvedRecall,
+  reference: number,
+  anchors: readonly number[],
+  k: number,
+  along: Omit<WalkSpec, 'recordedBy'> = { depth: o.depth, direction: 'both', edgeTypes: o.edgeTypes },
+): Promise<GraphHit[]> {
   const unique = [...new Set(anchors)];
-  const arrivals = await walk(q, db, unique, { depth: o.depth, direction: 'both', edgeTypes: o.edgeTypes, recordedBy: o.asOf });
+  const arrivals = await walk(q, db, unique, { ...along, recordedBy: o.asOf });
   const reached = arrivals.filter((r) => r.no !== unique[r.anchorRank]);
   if (reached.length === 0) return [];
   const p = new Params();

@@ -1,5 +1,6 @@
 import { Catalog } from '../memory/catalog.js';
-import { defaultSeeds, fuse, legsRun, materialize, poolSize, type FusionParts, type LegLists } from '../memory/recall.js';
+import { defaultSeeds, fuse, legsRun, materialize, poolSize, relationQuestion, relationWalk, subjectSeeds, type FusionParts, type LegLists, type RelationAnswers } from '../memory/recall.js';
+import { relationAnswers } from '../memory/relation-question.js';
 import type { ResolvedRecall } from '../memory/recall-options.js';
 import type { MemoryRow } from '../storage/repository.js';
 import { EDGE_TYPES, type Hit, type LegName } from '../types.js';
@@ -33,6 +34,7 @@ export async function runPgLegs(q: Query, db: Db, o: ResolvedRecall, query: stri
 
   let graph = null;
   let entity = null;
+  let relation: RelationAnswers | null = null;
   let starts: number[] = [];
   if (o.mode === 'hybrid' || o.mode === 'graph') {
     const seeds = o.anchors !== null
@@ -42,6 +44,11 @@ export async function runPgLegs(q: Query, db: Db, o: ResolvedRecall, query: stri
     graph = await graphLeg(q, db, o, reference, starts, pool);
     // Entity links are not edges of any type, so a walk restricted to edge types does not take them.
     if (o.entityGraph && o.edgeTypes.length === 0) entity = await entityLeg(q, db, o, reference, seeds, query, pool);
+    const question = relationQuestion(o, query);
+    if (question) {
+      const subjects = o.anchors !== null ? starts : subjectSeeds(vector, await lexicalLeg(q, db, o, reference, question.subject, pool), o, question);
+      relation = { question, hits: relationAnswers(await graphLeg(q, db, o, reference, subjects, pool, relationWalk(o, question)), question) };
+    }
   }
 
   let time = null;
@@ -56,6 +63,7 @@ export async function runPgLegs(q: Query, db: Db, o: ResolvedRecall, query: stri
     graph,
     entity,
     starts,
+    relation,
     time,
   };
 }
@@ -74,7 +82,10 @@ async function nosOf(q: Query, db: Db, ids: readonly string[]): Promise<number[]
 async function fusionParts(q: Query, db: Db, lists: LegLists): Promise<FusionParts> {
   const candidates = new Set<number>();
   for (const list of [lists.vector, lists.lexical, lists.graph, lists.entity, lists.time]) for (const h of list ?? []) candidates.add(h.no);
-  for (const h of lists.graph ?? []) for (const no of h.via) candidates.add(no);
+  for (const h of [...(lists.graph ?? []), ...(lists.relation?.hits ?? [])]) {
+    candidates.add(h.no);
+    for (const no of h.via) candidates.add(no);
+  }
   const supersededBy = new Map<number, number[]>();
   const edges = (await q(`SELECT src, dst FROM ${db.t('edges')} WHERE type = $1 AND dst = ANY($2) ORDER BY no`, [EDGE_TYPES.SUPERSEDES, [...candidates]])).rows;
   for (const e of edges) {

@@ -29,6 +29,8 @@ const QUERIES = [
   'Order #4821',
   'why is search slow at night?',
   'what does the checkout service payment path depend on?',
+  'what does the checkout service ultimately depend on?',
+  'what depends on the Stripe webhook handler?',
   'how much is the team plan?',
   'rate limit public API',
   'What did Caroline learn at the support group in Boston?',
@@ -65,6 +67,11 @@ describe('PostgresMemory answers as HybridMemory does', () => {
       }
     });
   }
+
+  it('answers a relation question from its own walk: the far end of the dependency chain first', async () => {
+    const [first] = await pg.recall('what does the checkout service ultimately depend on?');
+    expect(first).toMatchObject({ id: 'zk', legs: { graph: { relation: 'DEPENDS_ON', via: ['checkout', 'stripe', 'kafka'] } } });
+  });
 
   it('compare returns each leg and the fusion as the embedded store does', async () => {
     const a = await mem.compare('why is search slow at night?');
