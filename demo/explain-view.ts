@@ -23,6 +23,7 @@ function legDetail(hit: Hit, part: LegPart, query: string, halfLifeDays: number)
     }
     case 'graph': {
       const g = legs.graph!;
+      if (g.relation) return `#${part.rank} answer to the question's ${g.relation} relation: ${g.distance} link${g.distance === 1 ? '' : 's'} from ${g.via[0]}, the memory the question asks about (path below); answers come first.`;
       if (g.distance === 0) return `#${part.rank} among linked memories: it is itself an anchor, one of the best matches the walk starts from.`;
       return `#${part.rank} among linked memories: ${g.distance} link${g.distance === 1 ? '' : 's'} away from the anchor ${g.via[0]} (path below).`;
     }
@@ -40,7 +41,7 @@ function comparison(self: Hit, above: Hit, ea: Explanation, below: Hit, eb: Expl
   const text = d.decidedBy === null
     ? `${head}: the legs give both the same; the tie goes to the current, then the fresher memory.`
     : d.decidedBy === 'extra'
-      ? `${head} by ${fmt(Math.abs(d.margin))}: fusion's extra vote for ${winner} (identifier or supersession) decided it.`
+      ? `${head} by ${fmt(Math.abs(d.margin))}: fusion's extra vote for ${winner} (identifier, supersession or an answer to the question's relation) decided it.`
       : `${head} by ${fmt(Math.abs(d.margin))}: the ${LEG_NAMES[d.decidedBy]} leg (${d.decidedBy}, weight ${weights[d.decidedBy]}) gave ${winner} ${fmt(d.byLeg[d.decidedBy])} more — that decided it.`;
   return h('p', { class: 'compare', 'data-decided-by': d.decidedBy ?? 'tie', 'data-other': other.id, text });
 }
