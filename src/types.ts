@@ -162,6 +162,12 @@ export interface RecallOptions {
    * for, is unaffected. Default true.
    */
   relationQuestions?: boolean;
+  /**
+   * Hybrid score fusion: a memory said by a person the query names (its `metadata.speaker`, or a
+   * transcript label opening its text, "Maria: …") gets one more vote, as strong as a leg's best
+   * candidate's. Default true.
+   */
+  speakers?: boolean;
   /** Precomputed query vector; skips embedding the query. */
   queryEmbedding?: Float32Array;
 }
@@ -174,6 +180,8 @@ export interface HitLegs {
   /** `relation`: the edge type of the question the query asks ("what does X depend on?"); the hit is one of its answers, `via` the path from X. */
   graph?: { rank: number; distance: number; via: string[]; relation?: string };
   time?: { rank: number; weight: number };
+  /** Said by this person, whom the query names: a vote in the fusion (see `speakers`). */
+  speaker?: string;
 }
 
 export interface Hit extends MemoryFields {

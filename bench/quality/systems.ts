@@ -22,7 +22,8 @@ export const SYSTEMS: System[] = [
   { name: '− entity graph', options: { entityGraph: false } },
   { name: '− graph weight 4 (3)', options: { weights: { graph: 3 } } },
   { name: '− relation questions', options: { relationQuestions: false } },
-  { name: 'previous default', options: { fusion: 'rrf', entityGraph: false, relationQuestions: false, weights: { graph: 1.5 } } },
+  { name: '− speakers', options: { speakers: false } },
+  { name: 'previous default', options: { fusion: 'rrf', entityGraph: false, relationQuestions: false, speakers: false, weights: { graph: 1.5 } } },
 ];
 
 /** One store per set; every system asks it. */

@@ -40,6 +40,7 @@ export const RECALL_DEFAULTS = {
   rerank: false,
   entityGraph: true,
   relationQuestions: true,
+  speakers: true,
 };
 
 export type ResolvedDefaults = typeof RECALL_DEFAULTS;
@@ -61,7 +62,7 @@ const FUSIONS: readonly FusionMethod[] = ['convex', 'rrf', 'linear'];
 export const RECALL_KEYS = keysOf<RecallOptions>({
   k: true, mode: true, weights: true, rrfK: true, fusion: true, alpha: true, beta: true, anchors: true, depth: true, edgeTypes: true, asOf: true,
   halfLifeDays: true, historicalWeight: true, filter: true, includeHistorical: true, explain: true, queryEmbedding: true, rerank: true,
-  entityGraph: true, relationQuestions: true,
+  entityGraph: true, relationQuestions: true, speakers: true,
 });
 const FILTER_KEYS = keysOf<RecallFilter>({ kind: true, domain: true, metadata: true });
 
@@ -135,6 +136,7 @@ export function resolveRecall(method: string, value: unknown, defaults: Resolved
     explain: defined('explain') ? checkBoolean(method, 'options.explain', o.explain) : defaults.explain,
     rerank: defined('rerank') ? checkBoolean(method, 'options.rerank', o.rerank) : defaults.rerank,
     entityGraph: defined('entityGraph') ? checkBoolean(method, 'options.entityGraph', o.entityGraph) : defaults.entityGraph,
+    speakers: defined('speakers') ? checkBoolean(method, 'options.speakers', o.speakers) : defaults.speakers,
     relationQuestions: defined('relationQuestions') ? checkBoolean(method, 'options.relationQuestions', o.relationQuestions) : defaults.relationQuestions,
     anchors: defined('anchors')
       ? checkStringList(method, 'options.anchors', o.anchors, (v, i) => checkId(method, `options.anchors[${i}]`, v))

@@ -6,6 +6,7 @@ import { rankByTime, recordedBy, statusAt, recencyWeight, type TimeRanked } from
 import { LEG_NAMES, sameGraphRank, type Accept, type EntityLeg, type GraphHit, type GraphLeg, type LexicalHit, type LexicalIndex, type Scored, type VectorIndex } from '../legs/types.js';
 import type { Repository } from '../storage/repository.js';
 import { rerank } from './rerank.js';
+import { LABEL_CHARS, mayNameSomeone, namedIn, speakerOf } from './speakers.js';
 import { FARTHEST_DEPTH, readRelationQuestion, relationAnswers, type RelationQuestion } from './relation-question.js';
 import type { Hit, HitLegs, LegName } from '../types.js';
 import type { Catalog } from './catalog.js';
@@ -17,7 +18,7 @@ import { matchesFilter, type ResolvedRecall } from './recall-options.js';
  */
 export interface FusionParts {
   catalog: Catalog;
-  repository: Pick<Repository, 'memoryByNo' | 'textsByNo'>;
+  repository: Pick<Repository, 'memoryByNo' | 'textsByNo' | 'textHeadsByNo'>;
   graph: Pick<GraphLeg, 'sources'>;
 }
 
@@ -43,6 +44,8 @@ export interface LegLists {
   starts?: number[];
   /** When the query asks about a typed relation: its answers, best first (they lead the fused list). */
   relation?: RelationAnswers | null;
+  /** Candidates said by a person the query names, with that name: a vote in the fusion. */
+  speakers?: Map<number, string> | null;
   time: TimeRanked[] | null;
 }
 
@@ -276,6 +279,7 @@ function fuseHybrid(o: ResolvedRecall, lists: LegLists, tieBreak: (a: number, b:
       { ...scoredList(o.weights.graph, lists.graph), scores: (lists.graph ?? []).map((h) => Math.min(1, 2 * h.score)), bounded: true },
       scoredList(o.weights.graph, lists.entity ?? null),
       scoredList(o.weights.time, lists.time),
+      { weight: SPEAKER_WEIGHT, nos: [...(lists.speakers?.keys() ?? [])], scores: [...(lists.speakers?.keys() ?? [])].map(() => 1), bounded: true },
     ], tieBreak);
   }
   const ranks = legRanks(lists);
@@ -302,8 +306,38 @@ function legRanks(lists: LegLists): Partial<Record<LegName, number[]>> {
 
 /** One recall from query to hits: the legs the mode asks for, their fusion, the top `k` as hits. */
 export function search(parts: RecallParts, o: ResolvedRecall, query: string, queryVector: Float32Array | null, now: number): { hits: Hit[]; legsRun: LegName[] } {
-  const lists = runLegs(parts, o, query, queryVector, now);
+  return answer(parts, o, query, runLegs(parts, o, query, queryVector, now), now);
+}
+
+/** What both engines do once their legs have run: who said the candidates, the fusion, the hits. */
+export function answer(parts: FusionParts, o: ResolvedRecall, query: string, legs: LegLists, now: number): { hits: Hit[]; legsRun: LegName[] } {
+  const lists = { ...legs, speakers: o.mode === 'hybrid' && o.fusion === 'convex' && o.speakers ? attribution(parts, query, legs) : null };
   return { hits: materialize(parts, o, lists, fuse(parts, o, query, lists, now), now), legsRun: legsRun(lists) };
+}
+
+/**
+ * A vote as strong as a leg's best candidate's: on LoCoMo-dev 0.5 to 3 all lifted every category
+ * (overall recall@10 0.738 → 0.746–0.755, multi-hop 0.473 → 0.483–0.496), 1 and 3 the most.
+ */
+const SPEAKER_WEIGHT = 1;
+
+/**
+ * The candidates said by someone the query names (see speakers.ts). Only the opening of each
+ * candidate's text is read, and none when the query has no capitalised word past its first.
+ */
+function attribution(parts: FusionParts, query: string, lists: LegLists): Map<number, string> | null {
+  if (!mayNameSomeone(query)) return null;
+  const candidates = new Set<number>();
+  for (const list of [lists.vector, lists.lexical, lists.graph, lists.entity]) for (const h of list ?? []) candidates.add(h.no);
+  const heads = parts.repository.textHeadsByNo([...candidates], LABEL_CHARS);
+  const said = new Map<number, string>();
+  for (const no of candidates) {
+    const speaker = speakerOf(parts.catalog.entry(no).metadata, heads.get(no) ?? '');
+    if (speaker !== null) said.set(no, speaker);
+  }
+  const named = namedIn(query, new Set(said.values()));
+  if (named.size === 0) return null;
+  return new Map([...said].filter(([, speaker]) => named.has(speaker)));
 }
 
 export function legsRun(lists: LegLists): LegName[] {
@@ -357,5 +391,6 @@ function explanations(parts: FusionParts, lists: LegLists, ranks: Partial<Record
   lists.time?.forEach((h, i) => {
     if (wanted.has(h.no)) at(h.no).time = { rank: ranks.time![i]!, weight: h.score };
   });
+  for (const [no, name] of lists.speakers ?? []) if (wanted.has(no)) at(no).speaker = name;
   return out;
 }

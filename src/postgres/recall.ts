@@ -1,5 +1,5 @@
 import { Catalog } from '../memory/catalog.js';
-import { defaultSeeds, fuse, legsRun, materialize, poolSize, relationQuestion, relationWalk, subjectSeeds, type FusionParts, type LegLists, type RelationAnswers } from '../memory/recall.js';
+import { answer, defaultSeeds, poolSize, relationQuestion, relationWalk, subjectSeeds, type FusionParts, type LegLists, type RelationAnswers } from '../memory/recall.js';
 import { relationAnswers } from '../memory/relation-question.js';
 import type { ResolvedRecall } from '../memory/recall-options.js';
 import type { MemoryRow } from '../storage/repository.js';
@@ -102,7 +102,12 @@ async function fusionParts(q: Query, db: Db, lists: LegLists): Promise<FusionPar
   }
   return {
     catalog,
-    repository: { memoryByNo: (no) => byNo.get(no), textsByNo: (nos) => new Map(nos.map((no) => [no, byNo.get(no)!.text])) },
+    repository: {
+      memoryByNo: (no) => byNo.get(no),
+      textsByNo: (nos) => new Map(nos.map((no) => [no, byNo.get(no)!.text])),
+      // SQLite's substr counts characters, not UTF-16 units: cut the same way so both engines read the same label.
+      textHeadsByNo: (nos, chars) => new Map(nos.map((no) => [no, [...byNo.get(no)!.text.slice(0, 2 * chars)].slice(0, chars).join('')])),
+    },
     graph: { sources: (no, type) => (type === EDGE_TYPES.SUPERSEDES ? supersededBy.get(no) ?? [] : []) },
   };
 }
@@ -111,5 +116,5 @@ async function fusionParts(q: Query, db: Db, lists: LegLists): Promise<FusionPar
 export async function pgRecall(q: Query, db: Db, o: ResolvedRecall, query: string, queryVector: Float32Array | null, now: number, settings: PgRecallSettings): Promise<{ hits: Hit[]; legsRun: LegName[] }> {
   const lists = await runPgLegs(q, db, o, query, queryVector, now, settings);
   const parts = await fusionParts(q, db, lists);
-  return { hits: materialize(parts, o, lists, fuse(parts, o, query, lists, now), now), legsRun: legsRun(lists) };
+  return answer(parts, o, query, lists, now);
 }

@@ -127,6 +127,12 @@ export class Repository {
     return new Map(rows.map((r) => [Number(r.no), r.text]));
   }
 
+  /** The first `chars` characters of each text: what a label at the start needs, without the rest. */
+  textHeadsByNo(nos: readonly number[], chars: number): Map<number, string> {
+    const rows = this.db.all<{ no: number; head: string }>('SELECT no, substr(text, 1, ?) AS head FROM memories WHERE no IN (SELECT value FROM json_each(?))', [chars, JSON.stringify(nos)]);
+    return new Map(rows.map((r) => [Number(r.no), r.head]));
+  }
+
   allMemories(): MemoryRow[] {
     return this.db.all<MemoryRow & Record<string, never>>(`SELECT ${MEMORY_COLUMNS} FROM memories ORDER BY no`);
   }

@@ -73,6 +73,12 @@ describe('PostgresMemory answers as HybridMemory does', () => {
     expect(first).toMatchObject({ id: 'zk', legs: { graph: { relation: 'DEPENDS_ON', via: ['checkout', 'stripe', 'kafka'] } } });
   });
 
+  it('gives the same vote to what the named person said', async () => {
+    const hits = await pg.recall('What did Caroline learn at the support group in Boston?');
+    expect(hits.filter((h) => h.legs.speaker === 'Caroline').map((h) => h.id).sort()).toEqual(expect.arrayContaining(['c1', 'c3']));
+    expect(hits.filter((h) => h.legs.speaker !== undefined).every((h) => h.text.startsWith('Caroline: '))).toBe(true);
+  });
+
   it('compare returns each leg and the fusion as the embedded store does', async () => {
     const a = await mem.compare('why is search slow at night?');
     const b = await pg.compare('why is search slow at night?');
