@@ -41,7 +41,7 @@ function comparison(self: Hit, above: Hit, ea: Explanation, below: Hit, eb: Expl
   const text = d.decidedBy === null
     ? `${head}: the legs give both the same; the tie goes to the current, then the fresher memory.`
     : d.decidedBy === 'extra'
-      ? `${head} by ${fmt(Math.abs(d.margin))}: fusion's extra vote for ${winner} (identifier, supersession or an answer to the question's relation) decided it.`
+      ? `${head} by ${fmt(Math.abs(d.margin))}: fusion's extra vote for ${winner} (identifier, supersession, said by the person you named, or an answer to the question's relation) decided it.`
       : `${head} by ${fmt(Math.abs(d.margin))}: the ${LEG_NAMES[d.decidedBy]} leg (${d.decidedBy}, weight ${weights[d.decidedBy]}) gave ${winner} ${fmt(d.byLeg[d.decidedBy])} more — that decided it.`;
   return h('p', { class: 'compare', 'data-decided-by': d.decidedBy ?? 'tie', 'data-other': other.id, text });
 }

@@ -59,9 +59,14 @@ export interface RecallOutcome {
   legsRun: LegName[];
 }
 
-/** How deep each leg looks before fusion: enough that fusion can reorder, small enough to stay fast. */
+/**
+ * How deep each leg looks before fusion: enough that fusion can reorder, small enough to stay
+ * fast. With the speaker vote, 100 instead of 50 let more of a named person's turns be weighed
+ * (LoCoMo-dev recall@10 0.755 → 0.758, multi-hop 0.496 → 0.506, SciFact nDCG@10 0.851 → 0.857)
+ * at a cost on HotpotQA-100 (all-supporting@10 0.92 → 0.91); 75 sat in between.
+ */
 export function poolSize(k: number): number {
-  return Math.max(50, k * 5);
+  return Math.max(100, k * 5);
 }
 
 /** The reference time of a query and which memories it may return. */
