@@ -9,6 +9,11 @@ export interface CatalogEntry extends Temporal {
   kind: string | null;
   domain: string | null;
   metadata: Metadata;
+  /**
+   * Who said it (see speakers.ts), read from the text's opening by the first recall that needs
+   * it; undefined until then. A changed memory gets a new entry, so this never outlives its text.
+   */
+  speaker?: string | null;
 }
 
 /** The id ↔ number map plus the per-memory fields that recall filters on without a query. */

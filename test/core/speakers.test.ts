@@ -66,6 +66,14 @@ describe('recall gives a vote to what the named person said', () => {
     });
   }
 
+  it('reads the speaker again when a memory is updated', async () => {
+    await conversation();
+    const query = 'What did Maria cook?';
+    expect((await mem.recall(query, { k: 14 })).find((h) => h.id === 'john-asks')!.legs.speaker).toBeUndefined();
+    await mem.update('john-asks', { text: 'Maria: Maria, you should cook pasta more often' });
+    expect((await mem.recall(query, { k: 14 })).find((h) => h.id === 'john-asks')!.legs.speaker).toBe('Maria');
+  });
+
   it('changes nothing when the query names nobody who speaks, or outside hybrid score fusion', async () => {
     await conversation();
     for (const [query, options] of [['What did Peter cook?', {}], ['what did she cook?', {}], ['What did Maria cook?', { fusion: 'rrf' as const }], ['What did Maria cook?', { mode: 'lexical' as const }]] as const) {
