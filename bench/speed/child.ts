@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { makeCorpus, makeEdges, type SpeedQuery } from '../lib/corpus.js';
 import { rng } from '../lib/stats.js';
-import { systems, type Built, type Mode } from './systems.js';
+import { childSystems, type Built, type Mode } from './systems.js';
 
 export interface ChildOptions {
   system: string;
@@ -35,6 +35,7 @@ export interface ChildResult {
   persistedBytes: number | null;
   coldOpenMs: number | null;
   modes: ModeRun[];
+  notes: string[];
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -78,7 +79,7 @@ async function runModes(built: Built, queries: readonly SpeedQuery[]): Promise<M
 }
 
 async function main(o: ChildOptions): Promise<ChildResult> {
-  const system = systems(o.dim).find((s) => s.name === o.system);
+  const system = childSystems(o.dim).find((s) => s.name === o.system);
   if (!system) throw new Error(`unknown system ${o.system}`);
   let corpus: ReturnType<typeof makeCorpus> | null = makeCorpus(o.n, o.dim);
   const queries = corpus.queries.slice(0, o.queries);
@@ -99,7 +100,8 @@ async function main(o: ChildOptions): Promise<ChildResult> {
   const persistedBytes = built.persistedBytes ? await built.persistedBytes() : null;
   const modes = await runModes(built, queries);
   const coldOpenMs = built.coldOpen ? await built.coldOpen(queries[0]!) : null;
-  return { system: system.name, config: system.config, buildMs, readyMs, memory: { rss, heapUsed, external, arrayBuffers }, persistedBytes, coldOpenMs, modes };
+  await built.close?.();
+  return { system: system.name, config: system.config, buildMs, readyMs, memory: { rss, heapUsed, external, arrayBuffers }, persistedBytes, coldOpenMs, modes, notes: built.notes ?? [] };
 }
 
 const options = JSON.parse(process.argv[2]!) as ChildOptions;
