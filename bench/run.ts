@@ -8,6 +8,7 @@
  *   --part scale                     HybridMind alone at growing sizes on the Node file store (only when
  *                                    named; default sizes 10000,100000,1000000), written to
  *                                    bench/results/scale.json and .md
+ *   --ready-minutes 55               scale: longest wait per size for HNSW before the queries run anyway
  *   --part browser                   the speed harness in a Chromium worker on OPFS (only when named;
  *                                    bench/browser/), written to bench/results/browser.json and .md
  *   --sizes 10000,100000             store sizes for speed (default 10000,100000)
@@ -47,6 +48,7 @@ const { values } = parseArgs({
     hotpot: { type: 'string', default: '../shared/data/hotpotqa-100' },
     locomo: { type: 'string', default: '../shared/data/locomo-dev' },
     seconds: { type: 'string' },
+    'ready-minutes': { type: 'string' },
     smoke: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -108,9 +110,10 @@ if (parts.has('scale')) {
     sizes,
     dim: 384,
     queries,
+    ...(values['ready-minutes'] ? { readyTimeoutMs: Number(values['ready-minutes']) * 60_000 } : {}),
     log,
     onSize: async (done) => {
-      const report: ScaleReport = { createdAt: base.createdAt, commit: base.commit, machine, settings: { sizes, queries, dim: 384 }, load: { start: base.start, end: os.loadavg()[0]! }, sizes: done };
+      const report: ScaleReport = { createdAt: base.createdAt, commit: base.commit, machine, settings: { sizes, queries, dim: 384, readyMinutes: values['ready-minutes'] ? Number(values['ready-minutes']) : null }, load: { start: base.start, end: os.loadavg()[0]! }, sizes: done };
       await writeFile(new URL(`${name}.json`, dir), JSON.stringify(report, null, 2));
       await writeFile(new URL(`${name}.md`, dir), renderScale(report));
       log(`wrote bench/results/${name}.json, ${name}.md (sizes ${done.map((s) => s.n).join(', ')})`);

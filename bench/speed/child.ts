@@ -15,6 +15,8 @@ export interface ChildOptions {
   queries: number;
   similarity: number;
   out: string;
+  /** Longest wait for background indexes before the queries run anyway (they then meet the build still running). */
+  readyTimeoutMs?: number;
 }
 
 export interface ModeRun {
@@ -78,6 +80,19 @@ async function runModes(built: Built, queries: readonly SpeedQuery[]): Promise<M
   return runs.map((r) => ({ name: r.mode.name, kind: r.mode.kind, latencyMs: r.latencyMs, ids: r.ids }));
 }
 
+/** Time from `t0` until `ready` settles, or null when it has not within `timeoutMs`. */
+async function settled(ready: Promise<void>, t0: number, timeoutMs: number | undefined): Promise<number | null> {
+  if (timeoutMs === undefined) {
+    await ready;
+    return performance.now() - t0;
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), Math.max(0, timeoutMs - (performance.now() - t0)))));
+  const outcome = await Promise.race([ready, expired]);
+  clearTimeout(timer);
+  return outcome === 'expired' ? null : performance.now() - t0;
+}
+
 async function main(o: ChildOptions): Promise<ChildResult> {
   const system = childSystems(o.dim).find((s) => s.name === o.system);
   if (!system) throw new Error(`unknown system ${o.system}`);
@@ -89,8 +104,9 @@ async function main(o: ChildOptions): Promise<ChildResult> {
   const t0 = performance.now();
   const built = await system.build(ctx, prepared);
   const buildMs = performance.now() - t0;
-  await built.ready;
-  const readyMs = built.ready ? performance.now() - t0 : null;
+  const readyMs = built.ready ? await settled(built.ready, t0, o.readyTimeoutMs) : null;
+  const notes = built.notes ?? [];
+  if (built.ready && readyMs === null) notes.push(`background indexes not ready after ${((o.readyTimeoutMs ?? 0) / 60_000).toFixed(1)} min: the queries ran while the build went on`);
   corpus = null;
   ctx = null;
   prepared = null;
@@ -101,7 +117,7 @@ async function main(o: ChildOptions): Promise<ChildResult> {
   const modes = await runModes(built, queries);
   const coldOpenMs = built.coldOpen ? await built.coldOpen(queries[0]!) : null;
   await built.close?.();
-  return { system: system.name, config: system.config, buildMs, readyMs, memory: { rss, heapUsed, external, arrayBuffers }, persistedBytes, coldOpenMs, modes, notes: built.notes ?? [] };
+  return { system: system.name, config: system.config, buildMs, readyMs, memory: { rss, heapUsed, external, arrayBuffers }, persistedBytes, coldOpenMs, modes, notes };
 }
 
 const options = JSON.parse(process.argv[2]!) as ChildOptions;

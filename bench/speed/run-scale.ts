@@ -14,6 +14,8 @@ export interface ScaleOptions {
   sizes: number[];
   dim: number;
   queries: number;
+  /** Per size, the longest wait from the start of ingest for HNSW before the queries run anyway. */
+  readyTimeoutMs?: number;
   log: (line: string) => void;
   onSize?: (done: ScaleSize[]) => Promise<void>;
 }
@@ -42,7 +44,7 @@ export async function runScale(o: ScaleOptions): Promise<ScaleSize[]> {
     const t0 = performance.now();
     const truth = exactIds(n, o.dim, o.queries);
     const exactMs = performance.now() - t0;
-    const { result, load } = await measure({ system: SCALE_SYSTEM, n, dim: o.dim, queries: o.queries, similarity: 0 }, dir, o.log);
+    const { result, load } = await measure({ system: SCALE_SYSTEM, n, dim: o.dim, queries: o.queries, similarity: 0, ...(o.readyTimeoutMs !== undefined ? { readyTimeoutMs: o.readyTimeoutMs } : {}) }, dir, o.log);
     out.push({ n, system: systemResult(n, result, null, load), modes: modeResults(result, truth), notes: result.notes, exactMs });
     await o.onSize?.(out);
   }

@@ -6,7 +6,7 @@ export interface ScaleReport {
   createdAt: string;
   commit: string;
   machine: SpeedReport['machine'];
-  settings: { sizes: number[]; queries: number; dim: number };
+  settings: { sizes: number[]; queries: number; dim: number; readyMinutes: number | null };
   /** 1-minute load average when the run started and ended. */
   load: { start: number; end: number };
   sizes: ScaleSize[];
@@ -43,7 +43,7 @@ export function renderScale(r: ScaleReport): string {
     '',
     `Run ${r.createdAt} (commit ${r.commit}) on ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`,
     `Versions: ${Object.entries(m.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
-    `Settings: sizes ${r.settings.sizes.join(', ')}; ${r.settings.queries} queries per size; k = 10; ${r.settings.dim}-d clustered synthetic vectors (the speed benchmark's corpus, query set and edges).`,
+    `Settings: sizes ${r.settings.sizes.join(', ')}; ${r.settings.queries} queries per size; k = 10; ${r.settings.dim}-d clustered synthetic vectors (the speed benchmark's corpus, query set and edges); queries wait for HNSW ${r.settings.readyMinutes === null ? 'however long it takes' : `at most ${r.settings.readyMinutes} min from the start of ingest`}.`,
     '',
     `Load average (1 min): ${r.load.start.toFixed(2)} at the start, ${r.load.end.toFixed(2)} at the end, and per size below. The machine (2 cores) was shared with other work, so absolute times carry that noise.`,
     '',
