@@ -5,6 +5,10 @@
  *
  *   --part all|quality|speed|embed   what to run, comma-separated (default all)
  *   --part postgres,postgres-speed   hybridmind/postgres side by side (only when named; bench/postgres/)
+ *   --part scale                     HybridMind alone at growing sizes on the Node file store (only when
+ *                                    named; default sizes 10000,100000,1000000), written to
+ *                                    bench/results/scale.json and .md
+ *   --ready-minutes 55               scale: longest wait per size for HNSW before the queries run anyway
  *   --part browser                   the speed harness in a Chromium worker on OPFS (only when named;
  *                                    bench/browser/), written to bench/results/browser.json and .md
  *   --sizes 10000,100000             store sizes for speed (default 10000,100000)
@@ -29,6 +33,8 @@ import { measureEmbedding } from './quality/embedding.js';
 import { runSynthetic } from './quality/synthetic.js';
 import { runSpeed } from './speed/run-speed.js';
 import { renderSpeed, type SpeedReport } from './speed/report.js';
+import { runScale } from './speed/run-scale.js';
+import { renderScale, type ScaleReport } from './speed/scale-report.js';
 import { machineInfo } from './lib/machine.js';
 
 const { values } = parseArgs({
@@ -42,6 +48,7 @@ const { values } = parseArgs({
     hotpot: { type: 'string', default: '../shared/data/hotpotqa-100' },
     locomo: { type: 'string', default: '../shared/data/locomo-dev' },
     seconds: { type: 'string' },
+    'ready-minutes': { type: 'string' },
     smoke: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -92,6 +99,26 @@ if (wants('speed')) {
     log(`wrote bench/results/${name}.json, ${name}.md (sizes ${done.map((s) => s.n).join(', ')})`);
   };
   await runSpeed({ sizes, dim: 384, queries, hnswMax, log, onSize: write, ...(values.systems ? { only: values.systems.split(',') } : {}) });
+}
+
+if (parts.has('scale')) {
+  const sizes = (values.sizes ?? (smoke ? '1000,25000' : '10000,100000,1000000')).split(',').map(Number);
+  const queries = Number(values.queries ?? (smoke ? 20 : 200));
+  const base = { createdAt: new Date().toISOString(), commit: sourceCommit(), machine, start: os.loadavg()[0]! };
+  const name = values.out ?? (smoke ? 'scale-smoke' : 'scale');
+  await runScale({
+    sizes,
+    dim: 384,
+    queries,
+    ...(values['ready-minutes'] ? { readyTimeoutMs: Number(values['ready-minutes']) * 60_000 } : {}),
+    log,
+    onSize: async (done) => {
+      const report: ScaleReport = { createdAt: base.createdAt, commit: base.commit, machine, settings: { sizes, queries, dim: 384, readyMinutes: values['ready-minutes'] ? Number(values['ready-minutes']) : null }, load: { start: base.start, end: os.loadavg()[0]! }, sizes: done };
+      await writeFile(new URL(`${name}.json`, dir), JSON.stringify(report, null, 2));
+      await writeFile(new URL(`${name}.md`, dir), renderScale(report));
+      log(`wrote bench/results/${name}.json, ${name}.md (sizes ${done.map((s) => s.n).join(', ')})`);
+    },
+  });
 }
 
 const results: BenchResults = { createdAt: new Date().toISOString(), smoke, machine, settings: { part } };

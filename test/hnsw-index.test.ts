@@ -3,7 +3,7 @@ import { HybridMindError } from '../src/errors.js';
 import { decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js';
 import { AdaptiveVectorIndex, type AnnStore } from '../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
-import { HnswVectorIndex } from '../src/legs/vector/hnsw-index.js';
+import { HnswVectorIndex, maxHnswVectors } from '../src/legs/vector/hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from '../src/legs/vector/hnswlib-loader.js';
 import { HybridMemory, SqliteWasmDriver } from '../src/index.js';
 import { clusteredVectors, exactTop } from './support/clustered-vectors.js';
@@ -133,6 +133,28 @@ describe('AdaptiveVectorIndex', () => {
     expect(index.search(vectors[850]!, 1)[0]!.no).toBe(850);
     expect(index.search(vectors[5]!, 10).some((h) => h.no === 5)).toBe(false);
     index.dispose();
+  });
+
+  it('starts the build over with more room when writes outgrow the graph, and indexes everything', async () => {
+    const many = clusteredVectors(1600, { seed: 22 });
+    const logs: string[] = [];
+    const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { logger: (_level, message) => logs.push(message) });
+    for (let i = 0; i < 200; i++) index.add(i, many[i]!);
+    await untilBuilding(index);
+    // 1,600 vectors do not fit the 1,024 slots the build started with.
+    for (let i = 200; i < many.length; i++) index.add(i, many[i]!);
+    await index.whenIndexed();
+    expect(logs.some((m) => m.includes('restarting it with room for more'))).toBe(true);
+    expect(index.status()).toMatchObject({ state: 'ready', indexed: 1600 });
+    expect(index.search(many[1500]!, 1)[0]!.no).toBe(1500);
+    index.dispose();
+  });
+
+  it('sizes graphs to what hnswlib-wasm\'s 2 GiB heap holds', () => {
+    const at384 = maxHnswVectors(384, 16);
+    expect(at384).toBeGreaterThan(1_000_000);
+    expect(at384).toBeLessThan(2 ** 31 / (384 * 4));
+    expect(maxHnswVectors(1536, 16)).toBeLessThan(at384 / 3);
   });
 
   it('restores saved bytes when the vectors match, and rebuilds when they are stale', async () => {

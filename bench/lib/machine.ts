@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 
-const PACKAGES = ['@sqlite.org/sqlite-wasm', 'minisearch', 'graphology', '@huggingface/transformers', 'onnxruntime-node', '@orama/orama', 'hnswlib-wasm'];
+const PACKAGES = ['@sqlite.org/sqlite-wasm', 'minisearch', 'graphology', '@huggingface/transformers', 'onnxruntime-node', '@orama/orama', 'hnswlib-wasm', 'better-sqlite3'];
 
 async function versionOf(pkg: string): Promise<string> {
   try {

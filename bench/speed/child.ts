@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { makeCorpus, makeEdges, type SpeedQuery } from '../lib/corpus.js';
 import { rng } from '../lib/stats.js';
-import { systems, type Built, type Mode } from './systems.js';
+import { childSystems, type Built, type Mode } from './systems.js';
 
 export interface ChildOptions {
   system: string;
@@ -15,6 +15,8 @@ export interface ChildOptions {
   queries: number;
   similarity: number;
   out: string;
+  /** Longest wait for background indexes before the queries run anyway (they then meet the build still running). */
+  readyTimeoutMs?: number;
 }
 
 export interface ModeRun {
@@ -35,6 +37,7 @@ export interface ChildResult {
   persistedBytes: number | null;
   coldOpenMs: number | null;
   modes: ModeRun[];
+  notes: string[];
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -77,8 +80,21 @@ async function runModes(built: Built, queries: readonly SpeedQuery[]): Promise<M
   return runs.map((r) => ({ name: r.mode.name, kind: r.mode.kind, latencyMs: r.latencyMs, ids: r.ids }));
 }
 
+/** Time from `t0` until `ready` settles, or null when it has not within `timeoutMs`. */
+async function settled(ready: Promise<void>, t0: number, timeoutMs: number | undefined): Promise<number | null> {
+  if (timeoutMs === undefined) {
+    await ready;
+    return performance.now() - t0;
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), Math.max(0, timeoutMs - (performance.now() - t0)))));
+  const outcome = await Promise.race([ready, expired]);
+  clearTimeout(timer);
+  return outcome === 'expired' ? null : performance.now() - t0;
+}
+
 async function main(o: ChildOptions): Promise<ChildResult> {
-  const system = systems(o.dim).find((s) => s.name === o.system);
+  const system = childSystems(o.dim).find((s) => s.name === o.system);
   if (!system) throw new Error(`unknown system ${o.system}`);
   let corpus: ReturnType<typeof makeCorpus> | null = makeCorpus(o.n, o.dim);
   const queries = corpus.queries.slice(0, o.queries);
@@ -88,8 +104,9 @@ async function main(o: ChildOptions): Promise<ChildResult> {
   const t0 = performance.now();
   const built = await system.build(ctx, prepared);
   const buildMs = performance.now() - t0;
-  await built.ready;
-  const readyMs = built.ready ? performance.now() - t0 : null;
+  const readyMs = built.ready ? await settled(built.ready, t0, o.readyTimeoutMs) : null;
+  const notes = built.notes ?? [];
+  if (built.ready && readyMs === null) notes.push(`background indexes not ready after ${((o.readyTimeoutMs ?? 0) / 60_000).toFixed(1)} min: the queries ran while the build went on`);
   corpus = null;
   ctx = null;
   prepared = null;
@@ -99,7 +116,8 @@ async function main(o: ChildOptions): Promise<ChildResult> {
   const persistedBytes = built.persistedBytes ? await built.persistedBytes() : null;
   const modes = await runModes(built, queries);
   const coldOpenMs = built.coldOpen ? await built.coldOpen(queries[0]!) : null;
-  return { system: system.name, config: system.config, buildMs, readyMs, memory: { rss, heapUsed, external, arrayBuffers }, persistedBytes, coldOpenMs, modes };
+  await built.close?.();
+  return { system: system.name, config: system.config, buildMs, readyMs, memory: { rss, heapUsed, external, arrayBuffers }, persistedBytes, coldOpenMs, modes, notes };
 }
 
 const options = JSON.parse(process.argv[2]!) as ChildOptions;

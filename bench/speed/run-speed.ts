@@ -62,8 +62,20 @@ function runChild(options: ChildOptions): Promise<void> {
   });
 }
 
+/** Runs one system in its own process; its result file goes to `dir`. Returns it with the 1-minute load before and after. */
+export async function measure(options: Omit<ChildOptions, 'out'>, dir: string, log: (line: string) => void): Promise<{ result: ChildResult; load: [number, number] }> {
+  const before = os.loadavg()[0]!;
+  log(`  n=${options.n}: ${options.system} (load ${before.toFixed(2)})`);
+  const out = join(dir, `${options.n}-${options.system.replace(/\W+/g, '_')}.json`);
+  const t0 = performance.now();
+  await runChild({ ...options, out });
+  const result = JSON.parse(await readFile(out, 'utf8')) as ChildResult;
+  log(`    done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  return { result, load: [before, os.loadavg()[0]!] };
+}
+
 /** Exact top 10 in float64, independent of every system measured. */
-function exactTop(docs: readonly Doc[], q: SpeedQuery): Array<{ id: string; score: number }> {
+export function exactTop(docs: readonly Doc[], q: SpeedQuery): Array<{ id: string; score: number }> {
   const best: Array<{ id: string; score: number }> = [];
   for (const d of docs) {
     let s = 0;
@@ -89,43 +101,45 @@ async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeRes
   const results: ChildResult[] = [];
   const loads: Array<[number, number]> = [];
   for (const s of wanted) {
-    const before = os.loadavg()[0]!;
-    o.log(`  n=${n}: ${s.name} (load ${before.toFixed(2)})`);
-    const out = join(dir, `${n}-${s.name.replace(/\W+/g, '_')}.json`);
-    const t0 = performance.now();
-    await runChild({ system: s.name, n, dim: o.dim, queries: queries.length, similarity, out });
-    results.push(JSON.parse(await readFile(out, 'utf8')) as ChildResult);
-    loads.push([before, os.loadavg()[0]!]);
-    o.log(`    done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    const { result, load } = await measure({ system: s.name, n, dim: o.dim, queries: queries.length, similarity }, dir, o.log);
+    results.push(result);
+    loads.push(load);
   }
 
   const base = results.find((r) => r.system === 'baseline')?.memory.rss ?? null;
   const truth = exact.map((e) => new Set(e.map((x) => x.id)));
-  const modes: ModeResult[] = results.flatMap((r) =>
-    r.modes.map((m) => ({
-      name: m.name,
-      system: r.system,
-      kind: m.kind,
-      latency: summarize(m.latencyMs),
-      recallAt10: m.kind === 'vector' ? m.ids.reduce((s, ids, i) => s + ids.filter((id) => truth[i]!.has(id)).length / K, 0) / queries.length : null,
-    })),
-  );
   return {
     n,
     similarity,
     terms,
-    modes,
-    systems: results.map((r, i) => ({
-      name: r.system,
-      config: r.config,
-      buildMs: r.buildMs,
-      readyMs: r.readyMs,
-      ingestPerSec: n / (r.buildMs / 1000),
-      memory: { ...r.memory, rssOverBaseline: base === null ? null : r.memory.rss - base },
-      persistedBytes: r.persistedBytes,
-      coldOpenMs: r.coldOpenMs,
-      load: loads[i]!,
-    })),
+    modes: results.flatMap((r) => modeResults(r, truth)),
+    systems: results.map((r, i) => systemResult(n, r, base, loads[i]!)),
+  };
+}
+
+/** A child's modes as the report shows them; vector modes get recall@10 against `truth` (per query, the exact top-10 ids). */
+export function modeResults(r: ChildResult, truth: ReadonlyArray<ReadonlySet<string>>): ModeResult[] {
+  return r.modes.map((m) => ({
+    name: m.name,
+    system: r.system,
+    kind: m.kind,
+    latency: summarize(m.latencyMs),
+    recallAt10: m.kind === 'vector' ? m.ids.reduce((s, ids, i) => s + ids.filter((id) => truth[i]!.has(id)).length / K, 0) / truth.length : null,
+  }));
+}
+
+/** A child's build, memory and persistence figures; `base` is the baseline process's RSS, when one ran. */
+export function systemResult(n: number, r: ChildResult, base: number | null, load: [number, number]): SystemResult {
+  return {
+    name: r.system,
+    config: r.config,
+    buildMs: r.buildMs,
+    readyMs: r.readyMs,
+    ingestPerSec: n / (r.buildMs / 1000),
+    memory: { ...r.memory, rssOverBaseline: base === null ? null : r.memory.rss - base },
+    persistedBytes: r.persistedBytes,
+    coldOpenMs: r.coldOpenMs,
+    load,
   };
 }
 

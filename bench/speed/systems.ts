@@ -1,7 +1,11 @@
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
 import MiniSearch from 'minisearch';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { HybridMemory, SqliteWasmDriver, type RecallMode } from '../../src/index.js';
 import { QUESTION_WORD_LIST, STOP_WORDS } from '../../src/legs/lexical/tokenizer.js';
+import { ANN_THRESHOLD } from '../../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../../src/legs/vector/flat-index.js';
 import { loadVectorKernel } from '../../src/legs/vector/kernel.js';
 import { loadSqlite3 } from '../../src/storage/sqlite-wasm.js';
@@ -28,6 +32,10 @@ export interface Built {
   coldOpen?(q: SpeedQuery): Promise<number>;
   /** Settles when indexes built in the background are done (queries wait for it; ingest does not). */
   ready?: Promise<void>;
+  /** What the system logged about its background indexes (HybridMind's `ann:` lines), printed in the report. */
+  notes?: string[];
+  /** Frees what the system keeps outside the process (a store's files). */
+  close?(): Promise<void>;
 }
 
 export interface BuildContext {
@@ -72,42 +80,74 @@ const peerText = (text: string) => contentTerms(text).join(' ');
  * HybridMind as a user opens it. `exact`: the WASM-SIMD scan at every size (`ann: false`).
  * `default`: the library's defaults, where HNSW takes over past 20k vectors, built in the
  * background; ingest is timed until every leg answers (the scan answers meanwhile) and the
- * queries run once HNSW is ready.
+ * queries run once HNSW is ready. `file`: the defaults on the Node file store (better-sqlite3),
+ * the store a Node user keeps past what SQLite-WASM's 2 GiB memory holds (the scale run).
  */
-const hybridMind = (variant: 'exact' | 'default'): System => ({
-  name: variant === 'exact' ? 'hybridmind' : 'hybridmind (default ann)',
+type Variant = 'exact' | 'default' | 'file';
+
+const HYBRIDMIND_NAMES: Record<Variant, string> = { exact: 'hybridmind', default: 'hybridmind (default ann)', file: 'hybridmind (node file store)' };
+const DEFAULT_ANN = 'default (HNSW M 16, efConstruction 100, efSearch 64 past 20,000 vectors)';
+
+const hybridMind = (variant: Variant): System => ({
+  name: HYBRIDMIND_NAMES[variant],
   ...(variant === 'default' ? { minN: 20_001 } : {}),
   config: {
-    open: variant === 'exact' ? { embedder: null, dim: 384, ann: false } : { embedder: null, dim: 384, ann: 'default (HNSW M 16, efConstruction 100, efSearch 64 past 20,000 vectors)' },
+    open: variant === 'exact' ? { embedder: null, dim: 384, ann: false } : { ...(variant === 'file' ? { storage: '<fresh temp dir>/scale.db' } : {}), embedder: null, dim: 384, ann: DEFAULT_ANN },
     ingest: `storeMany in batches of ${BATCH} (id, text, embedding, createdAt), then relateMany(DEPENDS_ON edges)`,
     recall: { k: K, queryEmbedding: 'precomputed', explain: false },
     lexical: 'own tokenizer (identifier-aware, Porter stemming) with the shared stop-word list',
-    coldOpen: 'exportDatabase() (saves the lexical index first); timed: SqliteWasmDriver.open({ bytes }) (the persisted file as a driver, as the OPFS and Node file stores open it), open({ storage: driver }) and one hybrid recall',
+    ...(variant === 'file'
+      ? { persisted: 'size of the database file and its WAL on disk after ingest' }
+      : { coldOpen: 'exportDatabase() (saves the lexical index first); timed: SqliteWasmDriver.open({ bytes }) (the persisted file as a driver, as the OPFS and Node file stores open it), open({ storage: driver }) and one hybrid recall' }),
   },
   async prepare({ docs }) {
     let hnswReady!: () => void;
     const ready = new Promise<void>((resolve) => (hnswReady = resolve));
+    const notes: string[] = [];
+    const dir = variant === 'file' ? await mkdtemp(join(tmpdir(), 'hybridmind-scale-')) : null;
     const mem = await HybridMemory.open({
+      ...(dir ? { storage: join(dir, 'scale.db') } : {}),
       embedder: null,
       dim: docs[0]!.vector.length,
-      ...(variant === 'exact' ? { ann: false } : { logger: (_level: string, message: string) => (message.startsWith('ann: HNSW built') || message.startsWith('ann: HNSW disabled')) && hnswReady() }),
+      ...(variant === 'exact' ? { ann: false } : {
+        logger: (_level: string, message: string) => {
+          if (message.startsWith('ann:')) notes.push(message);
+          if (message.startsWith('ann: HNSW built') || message.startsWith('ann: HNSW disabled')) hnswReady();
+        },
+      }),
     });
-    return { mem, ready };
+    return { mem, ready, notes, dir };
   },
   async build({ docs, edges }, prepared) {
-    const { mem, ready } = prepared as { mem: HybridMemory; ready: Promise<void> };
+    const { mem, ready, notes, dir } = prepared as { mem: HybridMemory; ready: Promise<void>; notes: string[]; dir: string | null };
     for (let i = 0; i < docs.length; i += BATCH) {
       await mem.storeMany(docs.slice(i, i + BATCH).map((d) => ({ id: d.id, text: d.text, embedding: d.vector, createdAt: d.createdAt })));
     }
     await mem.relateMany(edges.map(([from, to]) => ({ from, to, type: 'DEPENDS_ON' })));
+    const suffix = variant === 'exact' ? '' : ', HNSW';
     const leg = (mode: RecallMode, kind: Mode['kind']): Mode => ({
-      name: `${mode === 'hybrid' ? 'hybridmind hybrid (4 legs)' : `hybridmind ${mode} leg`}${variant === 'default' ? ', HNSW' : ''}`,
+      name: `${mode === 'hybrid' ? 'hybridmind hybrid (4 legs)' : `hybridmind ${mode} leg`}${suffix}`,
       kind,
       query: async (q) => (await mem.recall(q.text, { k: K, mode, queryEmbedding: q.vector, explain: false })).map((h) => h.id),
     });
+    const modes = [leg('hybrid', 'hybrid'), leg('vector', 'vector'), leg('lexical', 'lexical'), leg('graph', 'lexical')];
+    if (dir) {
+      const file = join(dir, 'scale.db');
+      return {
+        modes,
+        // Below the threshold no HNSW is built, so nothing would ever settle `ready`.
+        ...(docs.length >= ANN_THRESHOLD ? { ready } : {}),
+        notes,
+        persistedBytes: async () => (await stat(file)).size + (await stat(`${file}-wal`).catch(() => ({ size: 0 }))).size,
+        close: async () => {
+          await mem.close();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    }
     return {
-      modes: [leg('hybrid', 'hybrid'), leg('vector', 'vector'), leg('lexical', 'lexical'), leg('graph', 'lexical')],
-      ...(variant === 'default' ? { ready } : {}),
+      modes,
+      ...(variant === 'default' ? { ready, notes } : {}),
       persistedBytes: async () => (await mem.exportDatabase()).byteLength,
       coldOpen: async (q) => {
         const bytes = await mem.exportDatabase();
@@ -122,6 +162,9 @@ const hybridMind = (variant: 'exact' | 'default'): System => ({
     };
   },
 });
+
+/** The system the scale run measures (`--part scale`): HybridMind's defaults on the Node file store. */
+export const SCALE_SYSTEM = HYBRIDMIND_NAMES.file;
 
 interface OramaDoc {
   id: string;
@@ -279,4 +322,9 @@ const baseline: System = { name: 'baseline', config: { note: 'corpus generated, 
 
 export function systems(dim: number): System[] {
   return [baseline, hybridMind('exact'), hybridMind('default'), orama(dim), miniSearch, fts5, exactScan(true), exactScan(false), bandwidthFloor, hnsw(200, [64, 128])];
+}
+
+/** Every system a child process can run: the speed run's and the scale run's. */
+export function childSystems(dim: number): System[] {
+  return [...systems(dim), hybridMind('file')];
 }

@@ -18,6 +18,18 @@ export interface HnswParams {
 export const HNSW_DEFAULTS: HnswParams = { m: 16, efConstruction: 100, efSearch: 64, seed: 100 };
 
 const MIN_CAPACITY = 1024;
+/** hnswlib-wasm 0.8.2's heap stops at 2 GiB; part of it goes to the module itself and the id map. */
+const HEAP_BYTES = 2 ** 31 - 96 * 2 ** 20;
+
+/**
+ * How many vectors an HNSW graph of these parameters can hold inside hnswlib-wasm's heap: per
+ * vector its floats, level-0 links (2·M), label and link-list pointer, level and visited-list
+ * entries, and about 32 bytes of the label map (the upper levels add ~1/M of the level-0 links).
+ * Growing an index copies it (realloc), so only a graph created at its final size gets near this.
+ */
+export function maxHnswVectors(dim: number, m: number): number {
+  return Math.floor(HEAP_BYTES / (dim * 4 + (2 * m + 1) * 4 + 4 + 4 + 4 + 2 + 32 + Math.ceil((m * 4 + 4) / m)));
+}
 let fileCounter = 0;
 /** Hands a restored native index to the constructor (load() and the constructor run back to back). */
 let restoring: { native: HnswNative; labels: number[]; deleted: number[] } | null = null;
@@ -96,6 +108,11 @@ export class HnswVectorIndex implements VectorIndex {
 
   get size(): number {
     return this.#labels.size;
+  }
+
+  /** Slots hnswlib has room for before it must grow (and copy) the graph. */
+  get capacity(): number {
+    return this.#capacity;
   }
 
   /** Share of hnswlib's slots held by removed vectors; above ~0.2 a rebuild pays off. */
