@@ -70,6 +70,30 @@ describe.each(paths)('the int8 scan with f32 re-scoring ($name)', ({ make }) => 
     expect(index.search(queries[0]!, 10, accept)).toEqual(index.search(queries[0]!, 100).filter((h) => h.no < 4));
   });
 
+  it('holds after addPacked what one add per vector holds: appended, replacing, and checked', () => {
+    const dim = 40;
+    const { vectors, queries } = corpus(dim, 300, 23);
+    const packed = (list: Float32Array[]) => {
+      const out = new Float32Array(list.length * dim);
+      list.forEach((v, i) => out.set(v, i * dim));
+      return out;
+    };
+    const one = make(dim);
+    const bulk = make(dim);
+    vectors.forEach((v, no) => one.add(no, v));
+    bulk.addPacked(vectors.slice(0, 100).map((_, no) => no), packed(vectors.slice(0, 100)));
+    bulk.addPacked(vectors.slice(100).map((_, i) => 100 + i), packed(vectors.slice(100)));
+    // Numbers already held are replaced in place, new ones appended, in one call.
+    const mixed = [7, 250, 300, 301];
+    const replacements = [vectors[1]!, vectors[2]!, vectors[3]!, vectors[4]!];
+    mixed.forEach((no, i) => one.add(no, replacements[i]!));
+    bulk.addPacked(mixed, packed(replacements));
+    expect(bulk.size).toBe(one.size);
+    for (const query of queries) expect(bulk.search(query, 10)).toEqual(one.search(query, 10));
+    expect(() => bulk.addPacked([1, 2], new Float32Array(dim))).toThrow(/FlatVectorIndex\.addPacked.*2 vectors of length 40 \(80 numbers\), received length 40/);
+    expect(() => bulk.addPacked([-1], new Float32Array(dim))).toThrow(/FlatVectorIndex\.addPacked/);
+  });
+
   it('answers the same after a save and load', () => {
     const { vectors, queries } = corpus(48, 300, 11);
     const index = make(48);

@@ -32,6 +32,11 @@ export interface VectorIndex {
   readonly size: number;
   /** Adds or replaces the vector of `no`. */
   add(no: number, vector: Float32Array): void;
+  /**
+   * `add` for `nos.length` vectors laid back to back in `vectors`: how an open hands over a store's
+   * vectors, without a typed-array view per vector for the garbage collector to promote and trace.
+   */
+  addPacked?(nos: ArrayLike<number>, vectors: Float32Array): void;
   remove(no: number): boolean;
   has(no: number): boolean;
   /** Top `k` by inner product, best first; `accept` filters candidates before the cut. */

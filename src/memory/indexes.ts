@@ -88,11 +88,11 @@ export class Indexes implements RecallParts {
       this.auto?.register({ no: row.no, id: row.id, text, metadata: entry.metadata });
     }
     for (const edge of rows.edges) this.addEdge(edge);
-    const vectors = rows.vectors();
-    if (vectors.length > 0) {
-      const index = this.ensureVectorIndex(vectors[0]!.vector.length);
-      for (const { no, vector } of vectors) index.add(no, vector);
-    }
+    rows.vectors((nos, vectors) => {
+      const index = this.ensureVectorIndex(vectors.length / nos.length);
+      if (index.addPacked) index.addPacked(nos, vectors);
+      else for (let i = 0; i < nos.length; i++) index.add(nos[i]!, vectors.subarray(i * index.dim, (i + 1) * index.dim));
+    });
   }
 
   /** Saves the lexical and entity indexes for the next open, unless the saved ones are already current (close, export). */

@@ -75,13 +75,13 @@ export function readEdges(db: SqlDriver): EdgeRow[] {
 }
 
 /**
- * Every vector in `no` order. `group_concat` appends the blobs' bytes as they are (a UTF-8
- * database converts nothing), and both aggregates see the rows in the same order, so the i-th
- * number owns the i-th slice; a total that is not `count × width` means the blobs are not all
- * one width, and the caller reads row by row.
+ * Every vector in `no` order, handed to `add` a chunk at a time: its numbers and its vectors back
+ * to back in one `Float32Array` over the chunk's bytes (no view or object per vector). `group_concat`
+ * appends the blobs' bytes as they are (a UTF-8 database converts nothing), and both aggregates see
+ * the rows in the same order, so the i-th number owns the i-th slice; a total that is not
+ * `count × width` means the blobs are not all one width, and the caller reads row by row.
  */
-export function readVectors(db: SqlDriver, width: number): Array<{ no: number; vector: Float32Array }> {
-  const out: Array<{ no: number; vector: Float32Array }> = [];
+export function readVectors(db: SqlDriver, width: number, add: (nos: number[], vectors: Float32Array) => void): void {
   const perChunk = Math.max(1, Math.floor(VECTOR_BYTES_PER_CHUNK / width));
   let from = FIRST_NO;
   for (;;) {
@@ -90,15 +90,15 @@ export function readVectors(db: SqlDriver, width: number): Array<{ no: number; v
       [from, perChunk],
     )[0]!;
     const n = Number(row.n);
-    if (n === 0) return out;
+    if (n === 0) return;
     const nos = JSON.parse(row.nos) as number[];
     if (!(row.bytes instanceof Uint8Array) || Number(row.total) !== n * width || row.bytes.byteLength !== n * width || nos.length !== n) {
       throw new Error(`vectors are not all ${width} bytes wide`);
     }
-    const all = blobToVector(row.bytes);
-    const dim = width / 4;
-    for (let i = 0; i < n; i++) out.push({ no: nos[i]!, vector: all.subarray(i * dim, (i + 1) * dim) });
-    if (n < perChunk) return out;
+    // The blob is this read's own copy out of SQLite: viewed in place when aligned, not copied again.
+    const bytes = row.bytes;
+    add(nos, bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4) : blobToVector(bytes));
+    if (n < perChunk) return;
     from = nos[n - 1]! + 1;
   }
 }

@@ -151,6 +151,35 @@ export class FlatVectorIndex implements VectorIndex {
     this.#quantize(slot);
   }
 
+  /** {@link VectorIndex.addPacked}: capacity reserved once, and one copy when every number is new. */
+  addPacked(nos: ArrayLike<number>, vectors: Float32Array): void {
+    const method = 'FlatVectorIndex.addPacked';
+    const count = nos.length;
+    const dim = this.dim;
+    checkPacked(method, nos, vectors, dim);
+    for (let i = 0; i < count; i++) checkIntInRange(method, 'no', nos[i], 0, MAX_NO);
+    if (this.#size + count > this.#capacity) this.#reserve(Math.max(this.#capacity * 2, this.#size + count), method);
+    const first = this.#size;
+    const slots = new Int32Array(count);
+    let appended = true;
+    for (let i = 0; i < count; i++) {
+      const no = nos[i]!;
+      let slot = this.#noToSlot.get(no);
+      if (slot === undefined) {
+        slot = this.#size++;
+        this.#slotToNo[slot] = no;
+        this.#noToSlot.set(no, slot);
+      }
+      slots[i] = slot;
+      appended &&= slot === first + i;
+    }
+    if (appended) this.#vectors.set(vectors, first * dim);
+    for (let i = 0; i < count; i++) {
+      if (!appended) this.#vectors.set(vectors.subarray(i * dim, (i + 1) * dim), slots[i]! * dim);
+      this.#quantize(slots[i]!);
+    }
+  }
+
   #quantize(slot: number): void {
     quantizeVector(this.#vectors.subarray(slot * this.dim, (slot + 1) * this.dim), this.#codes, slot * this.#stride, this.#stride, this.#meta, slot);
     raiseCeiling(this.#ceiling, this.#meta, slot);
@@ -309,6 +338,14 @@ export class FlatVectorIndex implements VectorIndex {
     }
     this.#slotToNo = slotToNo;
     this.#capacity = capacity;
+  }
+}
+
+/** Throws unless `vectors` holds exactly `nos.length` vectors of `dim` numbers. */
+export function checkPacked(method: string, nos: ArrayLike<number>, vectors: Float32Array, dim: number): void {
+  const length = (vectors as { length?: unknown } | null | undefined)?.length;
+  if (length !== nos.length * dim) {
+    throw new HybridMindError('DIMENSION_MISMATCH', method, `expected ${nos.length} vectors of length ${dim} (${nos.length * dim} numbers), received length ${show(length)}`);
   }
 }
 
