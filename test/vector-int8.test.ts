@@ -94,6 +94,42 @@ describe.each(paths)('the int8 scan with f32 re-scoring ($name)', ({ make }) => 
     expect(() => bulk.addPacked([-1], new Float32Array(dim))).toThrow(/FlatVectorIndex\.addPacked/);
   });
 
+  it('copies offered codes and bounds instead of quantizing, and quantizes again when the numbers do not match', () => {
+    const dim = 40;
+    const { vectors, queries } = corpus(dim, 300, 29);
+    const source = make(dim);
+    vectors.forEach((v, no) => source.add(no, v));
+    for (const no of [4, 150]) source.remove(no);
+    source.add(4, vectors[4]!);
+    const saved = source.saveQuantized()!;
+    // The reopened index reads its vectors in ascending number order, in chunks.
+    const nos = [...Array(300).keys()].filter((no) => no !== 150);
+    const packed = new Float32Array(nos.length * dim);
+    nos.forEach((no, i) => packed.set(vectors[no]!, i * dim));
+    const reopen = (offer: Uint8Array | null, cut = 128) => {
+      const index = make(dim);
+      index.useQuantized(offer);
+      for (let at = 0; at < nos.length; at += cut) index.addPacked(nos.slice(at, at + cut), packed.subarray(at * dim, Math.min(nos.length, at + cut) * dim));
+      return index;
+    };
+    const copied = reopen(saved);
+    const computed = reopen(null);
+    expect(copied.saveQuantized()).toEqual(saved);
+    expect(computed.saveQuantized()).toEqual(saved);
+    for (const query of queries) expect(copied.search(query, 10)).toEqual(source.search(query, 10));
+    // Copied, not recomputed: a code changed in the offer is what the reopened index holds.
+    const altered = saved.slice();
+    altered[altered.length - 1] = (altered[altered.length - 1]! + 1) & 0x7f;
+    expect(reopen(altered).saveQuantized()).toEqual(altered);
+    // Offered codes for other numbers are dropped at the first chunk that differs.
+    const other = make(dim);
+    other.add(1000, vectors[0]!);
+    const mismatched = reopen(other.saveQuantized(), 64);
+    expect(mismatched.saveQuantized()).toEqual(saved);
+    expect(() => make(dim).useQuantized(saved.subarray(0, 20))).toThrow(/FlatVectorIndex\.useQuantized.*need/);
+    expect(() => make(dim + 1).useQuantized(saved)).toThrow(/dimension 40, the index has 41/);
+  });
+
   it('answers the same after a save and load', () => {
     const { vectors, queries } = corpus(48, 300, 11);
     const index = make(48);

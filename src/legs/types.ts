@@ -37,6 +37,13 @@ export interface VectorIndex {
    * vectors, without a typed-array view per vector for the garbage collector to promote and trace.
    */
   addPacked?(nos: ArrayLike<number>, vectors: Float32Array): void;
+  /**
+   * What the index derives per vector at `addPacked` (the flat scan's int8 codes and bounds), by
+   * ascending number, for the store to keep beside its vectors; null when it has none to save.
+   */
+  saveQuantized?(): Uint8Array | null;
+  /** Offers `saveQuantized` bytes for the `addPacked` calls that follow (an open), so they copy instead of recompute; null withdraws them. */
+  useQuantized?(bytes: Uint8Array | null): void;
   remove(no: number): boolean;
   has(no: number): boolean;
   /** Top `k` by inner product, best first; `accept` filters candidates before the cut. */

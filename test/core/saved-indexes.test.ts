@@ -138,6 +138,22 @@ describe('saved indexes at open', () => {
     }
   });
 
+  it('saves the vector codes beside them and copies them back at open; codes that do not read are computed again', async () => {
+    const bytes = await savedStore();
+    const driver = await SqliteWasmDriver.open({ bytes });
+    const stamps = Object.fromEntries(driver.all<{ name: string; stamp: string }>('SELECT name, stamp FROM derived_index').map((r) => [r.name, r.stamp]));
+    expect(stamps['quantized']).toBe(stamps['lexical']);
+    const expected = await answers(await rebuilt(bytes));
+    const log = recorder();
+    expect(await answers(await open(driver, log.logger))).toEqual(expected);
+    expect(log.messages.filter((m) => m.includes('quantized'))).toEqual([]);
+    const damaged = await SqliteWasmDriver.open({ bytes });
+    damaged.exec("UPDATE derived_index SET bytes = x'484d565101' WHERE name = 'quantized'");
+    const warned = recorder();
+    expect(await answers(await open(damaged, warned.logger))).toEqual(expected);
+    expect(warned.messages).toContain('the saved quantized vectors could not be read; quantizing them again');
+  });
+
   it('is rebuilt when its generation is not the store\'s', async () => {
     const bytes = await savedStore();
     const driver = await SqliteWasmDriver.open({ bytes });

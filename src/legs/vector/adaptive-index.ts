@@ -126,6 +126,14 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#changed();
   }
 
+  saveQuantized(): Uint8Array | null {
+    return this.#flat.saveQuantized();
+  }
+
+  useQuantized(bytes: Uint8Array | null): void {
+    this.#flat.useQuantized(bytes);
+  }
+
   remove(no: number): boolean {
     const previous = this.#flat.get(no);
     if (!previous) return false;
