@@ -35,6 +35,8 @@ export interface VectorIndex {
   /**
    * `add` for `nos.length` vectors laid back to back in `vectors`: how an open hands over a store's
    * vectors, without a typed-array view per vector for the garbage collector to promote and trace.
+   * `vectors` may be a view of the storage engine's memory, valid only during the call: copy what
+   * is kept.
    */
   addPacked?(nos: ArrayLike<number>, vectors: Float32Array): void;
   /**

@@ -83,7 +83,8 @@ export class Indexes implements RecallParts {
       if (offer) offerQuantized(index, offer, logger);
       offer = null;
       if (index.addPacked) index.addPacked(nos, vectors);
-      else for (let i = 0; i < nos.length; i++) index.add(nos[i]!, vectors.subarray(i * index.dim, (i + 1) * index.dim));
+      // A copy each: the chunk may be a view of SQLite's memory, valid only during this call.
+      else for (let i = 0; i < nos.length; i++) index.add(nos[i]!, vectors.slice(i * index.dim, (i + 1) * index.dim));
     });
     this.vector?.useQuantized?.(null);
     const lexical = stamp && loadSaved(this.repository, LEXICAL, this.#legs, stamp, logger);
