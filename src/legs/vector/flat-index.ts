@@ -164,7 +164,9 @@ export class FlatVectorIndex implements VectorIndex {
     const dim = this.dim;
     checkPacked(method, nos, vectors, dim);
     for (let i = 0; i < count; i++) checkIntInRange(method, 'no', nos[i], 0, MAX_NO);
-    if (this.#size + count > this.#capacity) this.#reserve(Math.max(this.#capacity * 2, this.#size + count), method);
+    // An offered snapshot says how many vectors the open brings: room for all of them at once.
+    const coming = this.#offered === null ? count : Math.max(count, this.#offered.run.nos.length - this.#offered.at);
+    if (this.#size + count > this.#capacity) this.#reserve(Math.max(this.#capacity * 2, this.#size + coming), method);
     const first = this.#size;
     const slots = new Int32Array(count);
     let appended = true;
