@@ -70,6 +70,66 @@ describe.each(paths)('the int8 scan with f32 re-scoring ($name)', ({ make }) => 
     expect(index.search(queries[0]!, 10, accept)).toEqual(index.search(queries[0]!, 100).filter((h) => h.no < 4));
   });
 
+  it('holds after addPacked what one add per vector holds: appended, replacing, and checked', () => {
+    const dim = 40;
+    const { vectors, queries } = corpus(dim, 300, 23);
+    const packed = (list: Float32Array[]) => {
+      const out = new Float32Array(list.length * dim);
+      list.forEach((v, i) => out.set(v, i * dim));
+      return out;
+    };
+    const one = make(dim);
+    const bulk = make(dim);
+    vectors.forEach((v, no) => one.add(no, v));
+    bulk.addPacked(vectors.slice(0, 100).map((_, no) => no), packed(vectors.slice(0, 100)));
+    bulk.addPacked(vectors.slice(100).map((_, i) => 100 + i), packed(vectors.slice(100)));
+    // Numbers already held are replaced in place, new ones appended, in one call.
+    const mixed = [7, 250, 300, 301];
+    const replacements = [vectors[1]!, vectors[2]!, vectors[3]!, vectors[4]!];
+    mixed.forEach((no, i) => one.add(no, replacements[i]!));
+    bulk.addPacked(mixed, packed(replacements));
+    expect(bulk.size).toBe(one.size);
+    for (const query of queries) expect(bulk.search(query, 10)).toEqual(one.search(query, 10));
+    expect(() => bulk.addPacked([1, 2], new Float32Array(dim))).toThrow(/FlatVectorIndex\.addPacked.*2 vectors of length 40 \(80 numbers\), received length 40/);
+    expect(() => bulk.addPacked([-1], new Float32Array(dim))).toThrow(/FlatVectorIndex\.addPacked/);
+  });
+
+  it('copies offered codes and bounds instead of quantizing, and quantizes again when the numbers do not match', () => {
+    const dim = 40;
+    const { vectors, queries } = corpus(dim, 300, 29);
+    const source = make(dim);
+    vectors.forEach((v, no) => source.add(no, v));
+    for (const no of [4, 150]) source.remove(no);
+    source.add(4, vectors[4]!);
+    const saved = source.saveQuantized()!;
+    // The reopened index reads its vectors in ascending number order, in chunks.
+    const nos = [...Array(300).keys()].filter((no) => no !== 150);
+    const packed = new Float32Array(nos.length * dim);
+    nos.forEach((no, i) => packed.set(vectors[no]!, i * dim));
+    const reopen = (offer: Uint8Array | null, cut = 128) => {
+      const index = make(dim);
+      index.useQuantized(offer);
+      for (let at = 0; at < nos.length; at += cut) index.addPacked(nos.slice(at, at + cut), packed.subarray(at * dim, Math.min(nos.length, at + cut) * dim));
+      return index;
+    };
+    const copied = reopen(saved);
+    const computed = reopen(null);
+    expect(copied.saveQuantized()).toEqual(saved);
+    expect(computed.saveQuantized()).toEqual(saved);
+    for (const query of queries) expect(copied.search(query, 10)).toEqual(source.search(query, 10));
+    // Copied, not recomputed: a code changed in the offer is what the reopened index holds.
+    const altered = saved.slice();
+    altered[altered.length - 1] = (altered[altered.length - 1]! + 1) & 0x7f;
+    expect(reopen(altered).saveQuantized()).toEqual(altered);
+    // Offered codes for other numbers are dropped at the first chunk that differs.
+    const other = make(dim);
+    other.add(1000, vectors[0]!);
+    const mismatched = reopen(other.saveQuantized(), 64);
+    expect(mismatched.saveQuantized()).toEqual(saved);
+    expect(() => make(dim).useQuantized(saved.subarray(0, 20))).toThrow(/FlatVectorIndex\.useQuantized.*need/);
+    expect(() => make(dim + 1).useQuantized(saved)).toThrow(/dimension 40, the index has 41/);
+  });
+
   it('answers the same after a save and load', () => {
     const { vectors, queries } = corpus(48, 300, 11);
     const index = make(48);

@@ -32,6 +32,20 @@ export interface VectorIndex {
   readonly size: number;
   /** Adds or replaces the vector of `no`. */
   add(no: number, vector: Float32Array): void;
+  /**
+   * `add` for `nos.length` vectors laid back to back in `vectors`: how an open hands over a store's
+   * vectors, without a typed-array view per vector for the garbage collector to promote and trace.
+   * `vectors` may be a view of the storage engine's memory, valid only during the call: copy what
+   * is kept.
+   */
+  addPacked?(nos: ArrayLike<number>, vectors: Float32Array): void;
+  /**
+   * What the index derives per vector at `addPacked` (the flat scan's int8 codes and bounds), by
+   * ascending number, for the store to keep beside its vectors; null when it has none to save.
+   */
+  saveQuantized?(): Uint8Array | null;
+  /** Offers `saveQuantized` bytes for the `addPacked` calls that follow (an open), so they copy instead of recompute; null withdraws them. */
+  useQuantized?(bytes: Uint8Array | null): void;
   remove(no: number): boolean;
   has(no: number): boolean;
   /** Top `k` by inner product, best first; `accept` filters candidates before the cut. */

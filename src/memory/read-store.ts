@@ -1,12 +1,15 @@
 import { readCatalogRows, readEdges, readTexts, readVectors, type CatalogRow } from '../storage/bulk-read.js';
 import type { EdgeRow, Repository } from '../storage/repository.js';
 
+export type PackedAdd = (nos: ArrayLike<number>, vectors: Float32Array) => void;
+
 /** A store's rows as an open reads them: the catalog and edges at once, texts and vectors on demand. */
 export interface StoreRows {
   catalog: CatalogRow[];
   edges: EdgeRow[];
   texts(): Map<number, string>;
-  vectors(): Array<{ no: number; vector: Float32Array }>;
+  /** Hands every vector to `add`, in chunks laid back to back (see `readVectors`). */
+  vectors(add: PackedAdd): void;
 }
 
 /**
@@ -22,15 +25,21 @@ export function readAll(repo: Repository): StoreRows {
       catalog,
       edges,
       texts: () => fallback(() => readTexts(db), () => new Map(repo.allMemories().map((m) => [m.no, m.text]))),
-      vectors: () => {
+      vectors: (add) => {
         const dim = repo.getMeta('dim');
-        return dim === null ? repo.allVectors() : fallback(() => readVectors(db, Number(dim) * 4), () => repo.allVectors());
+        // A chunk added before the bulk read gave up is added again row by row: `add` replaces.
+        if (dim === null) rowByRow(repo, add);
+        else fallback(() => readVectors(db, Number(dim) * 4, add), () => rowByRow(repo, add));
       },
     };
   } catch {
     const memories = repo.allMemories();
-    return { catalog: memories, edges: repo.allEdges(), texts: () => new Map(memories.map((m) => [m.no, m.text])), vectors: () => repo.allVectors() };
+    return { catalog: memories, edges: repo.allEdges(), texts: () => new Map(memories.map((m) => [m.no, m.text])), vectors: (add) => rowByRow(repo, add) };
   }
+}
+
+function rowByRow(repo: Repository, add: PackedAdd): void {
+  for (const { no, vector } of repo.allVectors()) add([no], vector);
 }
 
 function fallback<T>(fast: () => T, slow: () => T): T {

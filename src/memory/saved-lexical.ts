@@ -1,7 +1,7 @@
 /**
  * Indexes saved in the store's own database (table `derived_index`), so opening a store loads
  * them instead of re-reading and re-analysing every memory's text: the lexical index and the
- * entity index. Saved bytes are stamped with the store generation (moved by every committed
+ * entity index, and the vector index's int8 codes so it need not quantize every vector again. Saved bytes are stamped with the store generation (moved by every committed
  * write, see `Repository.transaction`) plus the memories' count and last row number (which also
  * move when some other program writes the file): a stamp that differs, a missing row or bytes
  * that do not load mean a rebuild from the rows, never an index that disagrees with SQLite.
@@ -57,5 +57,18 @@ export function loadSaved<T>(repo: Repository, what: Saved<T>, legs: LegFactory,
 
 /** Writes outside `Repository.transaction` on purpose: saving derived bytes is not a write to the truth and must not move the generation. */
 export function save<T extends { save(): Uint8Array }>(repo: Repository, what: Saved<T>, stamp: Stamp, index: T): void {
-  repo.db.exec('INSERT OR REPLACE INTO derived_index (name, stamp, bytes) VALUES (?, ?, ?)', [what.name, stamp.key, index.save()]);
+  saveBytes(repo, what.name, stamp, index.save());
+}
+
+/** Name of the vector index's per-vector derived state (`VectorIndex.saveQuantized`). */
+export const QUANTIZED = 'quantized';
+
+export function saveBytes(repo: Repository, name: string, stamp: Stamp, bytes: Uint8Array): void {
+  repo.db.exec('INSERT OR REPLACE INTO derived_index (name, stamp, bytes) VALUES (?, ?, ?)', [name, stamp.key, bytes]);
+}
+
+/** The bytes saved under `name` when their stamp is `stamp`; the index they are offered to checks them. */
+export function savedBytes(repo: Repository, name: string, stamp: Stamp): Uint8Array | null {
+  const row = repo.db.all<{ bytes: Uint8Array }>('SELECT bytes FROM derived_index WHERE name = ? AND stamp = ?', [name, stamp.key])[0];
+  return row?.bytes instanceof Uint8Array ? row.bytes : null;
 }

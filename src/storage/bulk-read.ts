@@ -8,7 +8,7 @@
  * columns hold what JSON cannot carry (a blob where text belongs: only a crafted or damaged file)
  * makes them throw; the caller then reads row by row as before.
  */
-import type { SqlDriver } from './driver.js';
+import type { SqlDriver, SqlValue } from './driver.js';
 import { blobToVector, type EdgeRow, type MemoryRow } from './repository.js';
 
 /**
@@ -75,30 +75,31 @@ export function readEdges(db: SqlDriver): EdgeRow[] {
 }
 
 /**
- * Every vector in `no` order. `group_concat` appends the blobs' bytes as they are (a UTF-8
- * database converts nothing), and both aggregates see the rows in the same order, so the i-th
- * number owns the i-th slice; a total that is not `count × width` means the blobs are not all
- * one width, and the caller reads row by row.
+ * Every vector in `no` order, handed to `add` a chunk at a time: its numbers and its vectors back
+ * to back in one `Float32Array` over the chunk's bytes (no view or object per vector). `group_concat`
+ * appends the blobs' bytes as they are (a UTF-8 database converts nothing), and both aggregates see
+ * the rows in the same order, so the i-th number owns the i-th slice; a total that is not
+ * `count × width` means the blobs are not all one width, and the caller reads row by row. The
+ * vectors handed to `add` may be a view of the driver's memory, valid only during the call.
  */
-export function readVectors(db: SqlDriver, width: number): Array<{ no: number; vector: Float32Array }> {
-  const out: Array<{ no: number; vector: Float32Array }> = [];
+export function readVectors(db: SqlDriver, width: number, add: (nos: number[], vectors: Float32Array) => void): void {
   const perChunk = Math.max(1, Math.floor(VECTOR_BYTES_PER_CHUNK / width));
+  const sql = "SELECT json_group_array(no) AS nos, CAST(group_concat(vector, '') AS BLOB) AS bytes, sum(length(vector)) AS total, count(*) AS n FROM (SELECT no, vector FROM vectors WHERE no >= ? ORDER BY no LIMIT ?)";
+  // Through `visitRows` the chunk is viewed where SQLite holds it and copied once, by `add`.
+  const read = (params: SqlValue[], use: (values: readonly SqlValue[]) => void) => (db.visitRows ? db.visitRows(sql, params, use) : db.all(sql, params).forEach((r) => use([r['nos']!, r['bytes']!, r['total']!, r['n']!])));
   let from = FIRST_NO;
-  for (;;) {
-    const row = db.all<{ nos: string; bytes: Uint8Array | null; total: number | null; n: number }>(
-      "SELECT json_group_array(no) AS nos, CAST(group_concat(vector, '') AS BLOB) AS bytes, sum(length(vector)) AS total, count(*) AS n FROM (SELECT no, vector FROM vectors WHERE no >= ? ORDER BY no LIMIT ?)",
-      [from, perChunk],
-    )[0]!;
-    const n = Number(row.n);
-    if (n === 0) return out;
-    const nos = JSON.parse(row.nos) as number[];
-    if (!(row.bytes instanceof Uint8Array) || Number(row.total) !== n * width || row.bytes.byteLength !== n * width || nos.length !== n) {
-      throw new Error(`vectors are not all ${width} bytes wide`);
-    }
-    const all = blobToVector(row.bytes);
-    const dim = width / 4;
-    for (let i = 0; i < n; i++) out.push({ no: nos[i]!, vector: all.subarray(i * dim, (i + 1) * dim) });
-    if (n < perChunk) return out;
-    from = nos[n - 1]! + 1;
+  for (let more = true; more; ) {
+    more = false;
+    read([from, perChunk], ([nosJson, bytes, total, count]) => {
+      const n = Number(count);
+      if (n === 0) return;
+      const nos = JSON.parse(nosJson as string) as number[];
+      if (!(bytes instanceof Uint8Array) || Number(total) !== n * width || bytes.byteLength !== n * width || nos.length !== n) {
+        throw new Error(`vectors are not all ${width} bytes wide`);
+      }
+      add(nos, bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4) : blobToVector(bytes));
+      more = n === perChunk;
+      from = nos[n - 1]! + 1;
+    });
   }
 }

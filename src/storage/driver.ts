@@ -19,6 +19,13 @@ export interface SqlDriver {
    * Calls nested inside an open transaction join it.
    */
   transaction<T>(fn: () => T): T;
+  /**
+   * `all` for one statement, each row handed to `visit` as its values in column order, with blobs
+   * as views of the engine's own memory: valid only during that call, so copy what you keep. Bulk
+   * reads move large blobs this way without a buffer per value (each buffer is external memory
+   * that makes the JS engine collect). Optional: without it, `all` serves.
+   */
+  visitRows?(sql: string, params: readonly SqlValue[], visit: (values: readonly SqlValue[]) => void): void;
   /** The whole database as bytes, if the backend can (used by snapshots). */
   serialize?(): Uint8Array;
   close(): void;

@@ -139,6 +139,31 @@ export class SqliteWasmDriver implements SqlDriver {
     return rows;
   }
 
+  visitRows(sql: string, params: readonly SqlValue[], visit: (values: readonly SqlValue[]) => void): void {
+    const { capi, wasm } = this.#sqlite3;
+    try {
+      const stmt = this.#statement(sql);
+      try {
+        if (params.length > 0) stmt.bind(params as SqlValue[]);
+        const values: SqlValue[] = new Array<SqlValue>(stmt.columnCount);
+        while (stmt.step()) {
+          for (let i = 0; i < values.length; i++) {
+            if (capi.sqlite3_column_type(stmt, i) !== capi.SQLITE_BLOB) values[i] = stmt.get(i) as SqlValue;
+            else {
+              const at = capi.sqlite3_column_blob(stmt, i);
+              values[i] = wasm.heap8u().subarray(at, at + capi.sqlite3_column_bytes(stmt, i));
+            }
+          }
+          visit(values);
+        }
+      } finally {
+        stmt.reset(true);
+      }
+    } catch (cause) {
+      throw toStorageError('SqlDriver.visitRows', cause);
+    }
+  }
+
   transaction<T>(fn: () => T): T {
     return this.#transactions.run(fn);
   }

@@ -13,7 +13,7 @@ import { rowProblem, type RowsToCheck } from './rows.js';
 /**
  * Derived tables a database may carry but is never trusted for: `ann_index` holds HNSW bytes that
  * would go to hnswlib's parser, which does not defend against crafted input; `derived_index` holds
- * saved lexical and entity indexes that could disagree with the checked rows. They are emptied
+ * saved lexical and entity indexes and int8 vector codes that could disagree with the checked rows. They are emptied
  * and the store rebuilds them from the (checked) rows.
  */
 export const DERIVED_TABLES: readonly string[] = ['ann_index', 'derived_index'];

@@ -138,6 +138,22 @@ describe('saved indexes at open', () => {
     }
   });
 
+  it('saves the vector codes beside them and copies them back at open; codes that do not read are computed again', async () => {
+    const bytes = await savedStore();
+    const driver = await SqliteWasmDriver.open({ bytes });
+    const stamps = Object.fromEntries(driver.all<{ name: string; stamp: string }>('SELECT name, stamp FROM derived_index').map((r) => [r.name, r.stamp]));
+    expect(stamps['quantized']).toBe(stamps['lexical']);
+    const expected = await answers(await rebuilt(bytes));
+    const log = recorder();
+    expect(await answers(await open(driver, log.logger))).toEqual(expected);
+    expect(log.messages.filter((m) => m.includes('quantized'))).toEqual([]);
+    const damaged = await SqliteWasmDriver.open({ bytes });
+    damaged.exec("UPDATE derived_index SET bytes = x'484d565101' WHERE name = 'quantized'");
+    const warned = recorder();
+    expect(await answers(await open(damaged, warned.logger))).toEqual(expected);
+    expect(warned.messages).toContain('the saved quantized vectors could not be read; quantizing them again');
+  });
+
   it('is rebuilt when its generation is not the store\'s', async () => {
     const bytes = await savedStore();
     const driver = await SqliteWasmDriver.open({ bytes });
@@ -151,6 +167,26 @@ describe('saved indexes at open', () => {
 });
 
 describe('batched writes and bulk reads', () => {
+  it('SqliteWasmDriver.visitRows hands the values all() returns, blobs as views of SQLite\'s memory', async () => {
+    const driver = await SqliteWasmDriver.open();
+    try {
+      driver.exec('CREATE TABLE t (a, b, c, d, e)');
+      driver.exec('INSERT INTO t VALUES (?, ?, ?, ?, ?)', [1, 'two', 3.5, null, new Uint8Array([4, 5, 6])]);
+      driver.exec('INSERT INTO t VALUES (?, ?, ?, ?, ?)', [7, '', -0.25, 'x', new Uint8Array(1000).fill(9)]);
+      const sql = 'SELECT a, b, c, d, e FROM t WHERE a >= ? ORDER BY a';
+      const seen: unknown[][] = [];
+      driver.visitRows(sql, [0], (values) => {
+        const blob = values[4] as Uint8Array;
+        expect(blob.buffer.byteLength).toBeGreaterThan(blob.byteLength);
+        seen.push(values.map((v) => (v instanceof Uint8Array ? Array.from(v) : v)));
+      });
+      expect(seen).toEqual(driver.all(sql, [0]).map((r) => Object.values(r).map((v) => (v instanceof Uint8Array ? Array.from(v) : v))));
+      expect(seen).toHaveLength(2);
+    } finally {
+      driver.close();
+    }
+  });
+
   it('a batch larger than one statement\'s budget is written in several and reads back whole', async () => {
     // ~1.6 MB of text and 1.2 MB of vectors: several chunks each way, in one transaction.
     const big = Array.from({ length: 800 }, (_, i) => ({ id: `big${i}`, text: `Entry ${i} ${'lorem ipsum dolor '.repeat(110)} TKT-${i}`, embedding: Float32Array.from({ length: 384 }, (_, j) => Math.sin(i + j)) }));

@@ -2,7 +2,7 @@ import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, AnnOptions, Scored, VectorIndex } from '../types.js';
 import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
-import type { FlatVectorIndex } from './flat-index.js';
+import { checkPacked, type FlatVectorIndex } from './flat-index.js';
 import { HNSW_DEFAULTS, HnswVectorIndex, maxHnswVectors, type HnswParams } from './hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
 
@@ -110,6 +110,28 @@ export class AdaptiveVectorIndex implements VectorIndex {
     if (this.#hnsw && (this.#state === 'ready' || this.#hnsw.has(no))) this.#guard(() => this.#hnsw!.add(no, vector));
     else if (this.#state === 'building') this.#pending.add(no);
     this.#changed();
+  }
+
+  /** {@link VectorIndex.addPacked}: in bulk while no HNSW graph needs each vector (an open), else one `add` each. */
+  addPacked(nos: ArrayLike<number>, vectors: Float32Array): void {
+    const dim = this.dim;
+    checkPacked('AdaptiveVectorIndex.addPacked', nos, vectors, dim);
+    const fresh = this.#state === 'off' && this.#hnsw === null && Array.prototype.every.call(nos, (no: number) => !this.#flat.has(no));
+    if (!fresh) {
+      for (let i = 0; i < nos.length; i++) this.add(nos[i]!, vectors.subarray(i * dim, (i + 1) * dim));
+      return;
+    }
+    this.#flat.addPacked(nos, vectors);
+    for (let i = 0; i < nos.length; i++) this.#digest.add(nos[i]!, vectors.subarray(i * dim, (i + 1) * dim));
+    this.#changed();
+  }
+
+  saveQuantized(): Uint8Array | null {
+    return this.#flat.saveQuantized();
+  }
+
+  useQuantized(bytes: Uint8Array | null): void {
+    this.#flat.useQuantized(bytes);
   }
 
   remove(no: number): boolean {

@@ -4,6 +4,7 @@ import type { Accept, Scored, VectorIndex, VectorKernelSource } from '../types.j
 import { loadVectorKernel, type VectorKernel, type VectorKernelInstance } from './kernel.js';
 import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
 import { heapPush } from '../../util/top-heap.js';
+import { decodeQuantized, encodeQuantized, type QuantizedRun } from './quantized-snapshot.js';
 
 /** Options for `new FlatVectorIndex`. */
 export interface FlatVectorIndexOptions {
@@ -69,6 +70,8 @@ export class FlatVectorIndex implements VectorIndex {
   #codes = new Int8Array(0);
   /** Per slot, the quantization scale and error-bound terms (`META` each). */
   #meta = new Float64Array(0);
+  /** Saved codes and bounds offered for the next `addPacked` calls, and how far they are used. */
+  #offered: { run: QuantizedRun; at: number } | null = null;
   /** The largest bound terms of any vector held since the last `clear` (see `raiseCeiling`). */
   readonly #ceiling = new Float64Array(2);
   #scores = new Float32Array(0);
@@ -151,6 +154,83 @@ export class FlatVectorIndex implements VectorIndex {
     this.#quantize(slot);
   }
 
+  /**
+   * {@link VectorIndex.addPacked}: capacity reserved once, one copy when every number is new, and
+   * the codes and bounds copied from an offered snapshot (see `useQuantized`) instead of computed.
+   */
+  addPacked(nos: ArrayLike<number>, vectors: Float32Array): void {
+    const method = 'FlatVectorIndex.addPacked';
+    const count = nos.length;
+    const dim = this.dim;
+    checkPacked(method, nos, vectors, dim);
+    for (let i = 0; i < count; i++) checkIntInRange(method, 'no', nos[i], 0, MAX_NO);
+    // An offered snapshot says how many vectors the open brings: room for all of them at once.
+    const coming = this.#offered === null ? count : Math.max(count, this.#offered.run.nos.length - this.#offered.at);
+    if (this.#size + count > this.#capacity) this.#reserve(Math.max(this.#capacity * 2, this.#size + coming), method);
+    const first = this.#size;
+    const slots = new Int32Array(count);
+    let appended = true;
+    for (let i = 0; i < count; i++) {
+      const no = nos[i]!;
+      let slot = this.#noToSlot.get(no);
+      if (slot === undefined) {
+        slot = this.#size++;
+        this.#slotToNo[slot] = no;
+        this.#noToSlot.set(no, slot);
+      }
+      slots[i] = slot;
+      appended &&= slot === first + i;
+    }
+    const stride = this.#stride;
+    const saved = this.#takeOffered(nos);
+    const run = saved === null ? null : this.#offered!.run;
+    // Appended (every number new, as at an open): one copy per array. Otherwise slot by slot.
+    const spans = appended ? [[0, count, first]] : Array.from(slots, (slot, i) => [i, i + 1, slot]);
+    for (const [from, to, slot] of spans as Array<[number, number, number]>) {
+      const n = to - from;
+      this.#vectors.set(vectors.subarray(from * dim, to * dim), slot * dim);
+      if (run === null) {
+        for (let j = 0; j < n; j++) this.#quantize(slot + j);
+        continue;
+      }
+      this.#codes.set(run.codes.subarray((saved! + from) * stride, (saved! + to) * stride), slot * stride);
+      this.#meta.set(run.meta.subarray((saved! + from) * META, (saved! + to) * META), slot * META);
+      for (let j = 0; j < n; j++) raiseCeiling(this.#ceiling, this.#meta, slot + j);
+    }
+    if (run !== null && this.#offered!.at === run.nos.length) this.#offered = null;
+  }
+
+  /**
+   * Offers what {@link saveQuantized} wrote for the vectors about to be added: each `addPacked`
+   * whose numbers are the next ones it holds copies their codes and bounds instead of quantizing.
+   * The first that is not drops the offer (null drops it too), so the worst case is quantizing as
+   * before. Throws `CORRUPT` on bytes that are not a snapshot for this dimension.
+   */
+  useQuantized(bytes: Uint8Array | null): void {
+    this.#offered = bytes === null ? null : { run: decodeQuantized('FlatVectorIndex.useQuantized', bytes, this.dim), at: 0 };
+  }
+
+  /** The int8 codes and bounds of every vector, by ascending number: what an open can copy back (see `useQuantized`). */
+  saveQuantized(): Uint8Array | null {
+    const order = Int32Array.from(this.#slotToNo.subarray(0, this.#size).keys()).sort((a, b) => this.#slotToNo[a]! - this.#slotToNo[b]!);
+    return encodeQuantized(this.dim, order, this.#slotToNo, this.#meta, this.#codes);
+  }
+
+  /** Where in the offered run `nos` start when they are its next numbers (and advances past them); otherwise drops the offer. */
+  #takeOffered(nos: ArrayLike<number>): number | null {
+    const offer = this.#offered;
+    if (offer === null) return null;
+    const at = offer.at;
+    let match = at + nos.length <= offer.run.nos.length;
+    for (let i = 0; match && i < nos.length; i++) match = offer.run.nos[at + i] === nos[i];
+    if (!match) {
+      this.#offered = null;
+      return null;
+    }
+    offer.at += nos.length;
+    return at;
+  }
+
   #quantize(slot: number): void {
     quantizeVector(this.#vectors.subarray(slot * this.dim, (slot + 1) * this.dim), this.#codes, slot * this.#stride, this.#stride, this.#meta, slot);
     raiseCeiling(this.#ceiling, this.#meta, slot);
@@ -228,6 +308,7 @@ export class FlatVectorIndex implements VectorIndex {
 
   /** Forgets every vector; the reserved capacity (and wasm memory, which cannot shrink) is kept. */
   clear(): void {
+    this.#offered = null;
     this.#size = 0;
     this.#noToSlot.clear();
     this.#ceiling.fill(0);
@@ -309,6 +390,14 @@ export class FlatVectorIndex implements VectorIndex {
     }
     this.#slotToNo = slotToNo;
     this.#capacity = capacity;
+  }
+}
+
+/** Throws unless `vectors` holds exactly `nos.length` vectors of `dim` numbers. */
+export function checkPacked(method: string, nos: ArrayLike<number>, vectors: Float32Array, dim: number): void {
+  const length = (vectors as { length?: unknown } | null | undefined)?.length;
+  if (length !== nos.length * dim) {
+    throw new HybridMindError('DIMENSION_MISMATCH', method, `expected ${nos.length} vectors of length ${dim} (${nos.length * dim} numbers), received length ${show(length)}`);
   }
 }
 

@@ -24,6 +24,16 @@ const I32_MAX = 0x7fff_ffff;
 /** Covers the rounding of the bound's own f64 arithmetic, far below the f32 allowance. */
 const INFLATE = 1 + 2 ** -20;
 
+/**
+ * Nearest integer, halves up. `Math.round` costs V8 about five times `Math.floor` here, and
+ * quantizing is most of what an open does per vector (10k vectors: ~100 of ~600 ms). Where
+ * `x + 0.5` rounds (x within 2⁻⁴⁶ below a half, |x| ≤ 2¹⁵) a code may land one step off `Math.round`'s;
+ * the bound is computed from the code actually kept, so the scan stays exact.
+ */
+function round(x: number): number {
+  return Math.floor(x + 0.5);
+}
+
 /** Bytes per quantized vector: `dim` rounded up to the kernel's 16-byte blocks. */
 export function strideOf(dim: number): number {
   return (dim + 15) & ~15;
@@ -56,7 +66,7 @@ export function quantizeVector(v: Float32Array, codes: Int8Array, at: number, st
   let norm = 0;
   for (let i = 0; i < dim; i++) {
     const x = v[i]!;
-    const c = scale === 0 ? 0 : Math.max(-CODE_MAX, Math.min(CODE_MAX, Math.round(x / scale)));
+    const c = scale === 0 ? 0 : Math.max(-CODE_MAX, Math.min(CODE_MAX, round(x / scale)));
     codes[at + i] = c;
     const back = scale * c;
     error += (x - back) ** 2;
@@ -95,7 +105,7 @@ export function quantizeQuery(q: Float32Array, codes: Int16Array, stride: number
   let error = 0;
   for (let i = 0; i < q.length; i++) {
     const x = q[i]!;
-    const c = Math.max(-range, Math.min(range, Math.round(x / scale)));
+    const c = Math.max(-range, Math.min(range, round(x / scale)));
     codes[i] = c;
     norm += x * x;
     error += (x - scale * c) ** 2;
