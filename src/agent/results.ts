@@ -21,6 +21,10 @@ export interface ToolHit {
   metadata?: Metadata;
   /** Graph hits: the memories whose links led here. */
   via?: string[];
+  /** The hit answers the query's question about this relation ("what does X depend on?"), reached from `via[0]`. */
+  relation?: string;
+  /** Said by this person, whom the query names (a vote in the fusion). */
+  speaker?: string;
 }
 
 export function toToolHit(hit: Hit): ToolHit {
@@ -44,6 +48,8 @@ export function toToolHit(hit: Hit): ToolHit {
   if (Object.keys(hit.metadata).length > 0) out.metadata = hit.metadata;
   const via = hit.legs.graph?.via;
   if (via && via.length > 0) out.via = via;
+  if (hit.legs.graph?.relation) out.relation = hit.legs.graph.relation;
+  if (hit.legs.speaker) out.speaker = hit.legs.speaker;
   return out;
 }
 

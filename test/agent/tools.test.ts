@@ -120,9 +120,17 @@ describe('handleToolCall', () => {
     expect(top).toMatchObject({ text: expect.stringContaining('OPFS'), status: 'current', kind: 'decision', metadata: { source: 'arch review' }, validTo: null });
     expect(top['createdAt']).toBe(new Date(NOW).toISOString());
     expect(Object.keys(top['ranks'] as object).length).toBeGreaterThan(0);
-    expect(Object.keys(top).every((k) => ['id', 'text', 'status', 'score', 'createdAt', 'validFrom', 'validTo', 'ranks', 'kind', 'domain', 'metadata', 'via'].includes(k))).toBe(true);
+    expect(Object.keys(top).every((k) => ['id', 'text', 'status', 'score', 'createdAt', 'validFrom', 'validTo', 'ranks', 'kind', 'domain', 'metadata', 'via', 'relation', 'speaker'].includes(k))).toBe(true);
     expect(hits.find((h) => h['id'] === 'adr-003')).toMatchObject({ status: 'historical', validTo: new Date(NOW).toISOString() });
     expect(JSON.parse(JSON.stringify(hits))).toEqual(hits);
+
+    const asked = ok<{ hits: Array<Record<string, unknown>> }>(await handleToolCall(mem, 'memory_recall', { query: 'what does the sync service depend on?' }));
+    expect(asked.hits[0]).toMatchObject({ id: 'adr-007', relation: 'DEPENDS_ON', via: [generated.id] });
+    ok(await handleToolCall(mem, 'memory_store', { id: 'maria-bread', text: 'Maria: I baked sourdough bread this morning' }));
+    await mem.ready();
+    const said = ok<{ hits: Array<Record<string, unknown>> }>(await handleToolCall(mem, 'memory_recall', { query: 'What did Maria bake?' }));
+    expect(said.hits.find((h) => h['id'] === 'maria-bread')).toMatchObject({ speaker: 'Maria' });
+    ok(await handleToolCall(mem, 'memory_forget', { id: 'maria-bread' }));
 
     const current = ok<{ hits: Array<{ id: string }> }>(await handleToolCall(mem, 'memory_recall', { query: 'agent memory', includeHistorical: false, kind: ['decision'], k: 10 }));
     expect(current.hits.map((h) => h.id)).toEqual(['adr-007']);
