@@ -127,8 +127,7 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
 
   let time: TimeRanked[] | null = null;
   if (o.mode === 'hybrid') {
-    const candidates = new Set<number>();
-    for (const list of [vector, lexical, graph, entity]) for (const h of list ?? []) candidates.add(h.no);
+    const candidates = candidatesOf([vector, lexical, graph, entity]);
     time = rankByTime(candidates, (no) => parts.catalog.entry(no), reference, o.halfLifeDays);
   }
   return {
@@ -161,6 +160,13 @@ export function relationWalk(o: ResolvedRecall, question: RelationQuestion): { d
  */
 export function subjectSeeds(vector: Scored[] | null, subjectLexical: LexicalHit[] | null, o: ResolvedRecall, question: RelationQuestion): number[] {
   return defaultSeeds(vector, subjectLexical, o, question.subject).map((s) => s.no);
+}
+
+/** Every memory the given leg lists hold, once: what the time leg ranks and the speaker vote reads. */
+export function candidatesOf(lists: ReadonlyArray<readonly Scored[] | null | undefined>): Set<number> {
+  const candidates = new Set<number>();
+  for (const list of lists) for (const h of list ?? []) candidates.add(h.no);
+  return candidates;
 }
 
 /** How many of the best vector+lexical candidates both graph walks start from (the entity walk weighs them by fused score). */
@@ -276,6 +282,7 @@ function fuseHybrid(o: ResolvedRecall, lists: LegLists, tieBreak: (a: number, b:
   // such memories get a second lexical vote.
   const exact = lists.lexical?.filter((h) => h.matched.some(isCompound)) ?? [];
   if (o.fusion === 'convex') {
+    const spoken = [...(lists.speakers?.keys() ?? [])];
     return convexFusion([
       scoredList(o.weights.vector, lists.vector),
       scoredList(o.weights.lexical, lists.lexical),
@@ -284,7 +291,7 @@ function fuseHybrid(o: ResolvedRecall, lists: LegLists, tieBreak: (a: number, b:
       { ...scoredList(o.weights.graph, lists.graph), scores: (lists.graph ?? []).map((h) => Math.min(1, 2 * h.score)), bounded: true },
       scoredList(o.weights.graph, lists.entity ?? null),
       scoredList(o.weights.time, lists.time),
-      { weight: SPEAKER_WEIGHT, nos: [...(lists.speakers?.keys() ?? [])], scores: [...(lists.speakers?.keys() ?? [])].map(() => 1), bounded: true },
+      { weight: SPEAKER_WEIGHT, nos: spoken, scores: spoken.map(() => 1), bounded: true },
     ], tieBreak);
   }
   const ranks = legRanks(lists);
@@ -334,8 +341,7 @@ const SPEAKER_WEIGHT = 1;
  */
 function attribution(parts: FusionParts, query: string, lists: LegLists): Map<number, string> | null {
   if (!mayNameSomeone(query)) return null;
-  const candidates = new Set<number>();
-  for (const list of [lists.vector, lists.lexical, lists.graph, lists.entity]) for (const h of list ?? []) candidates.add(h.no);
+  const candidates = candidatesOf([lists.vector, lists.lexical, lists.graph, lists.entity]);
   const unread = [...candidates].filter((no) => parts.catalog.entry(no).speaker === undefined);
   if (unread.length > 0) {
     const heads = parts.repository.textHeadsByNo(unread, LABEL_CHARS);

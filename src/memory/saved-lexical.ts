@@ -1,10 +1,11 @@
 /**
  * Indexes saved in the store's own database (table `derived_index`), so opening a store loads
- * them instead of re-reading and re-analysing every memory's text: the lexical index and the
- * entity index, and the vector index's int8 codes so it need not quantize every vector again. Saved bytes are stamped with the store generation (moved by every committed
- * write, see `Repository.transaction`) plus the memories' count and last row number (which also
- * move when some other program writes the file): a stamp that differs, a missing row or bytes
- * that do not load mean a rebuild from the rows, never an index that disagrees with SQLite.
+ * them instead of re-reading and re-analysing every memory's text: the lexical index, the entity
+ * index, and the vector index's int8 codes so it need not quantize every vector again. Saved
+ * bytes are stamped with the store generation (moved by every committed write, see
+ * `Repository.transaction`) plus the memories' count and last row number (which also move when
+ * some other program writes the file): a stamp that differs, a missing row or bytes that do not
+ * load mean a rebuild from the rows, never an index that disagrees with SQLite.
  */
 import type { EntityLeg, LegFactory, LexicalIndex } from '../legs/types.js';
 import type { Logger } from '../logger.js';

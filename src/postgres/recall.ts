@@ -1,5 +1,5 @@
 import { Catalog } from '../memory/catalog.js';
-import { answer, defaultSeeds, poolSize, relationQuestion, relationWalk, subjectSeeds, type FusionParts, type LegLists, type RelationAnswers } from '../memory/recall.js';
+import { answer, candidatesOf, defaultSeeds, poolSize, relationQuestion, relationWalk, subjectSeeds, type FusionParts, type LegLists, type RelationAnswers } from '../memory/recall.js';
 import { relationAnswers } from '../memory/relation-question.js';
 import type { ResolvedRecall } from '../memory/recall-options.js';
 import type { MemoryRow } from '../storage/repository.js';
@@ -53,8 +53,7 @@ export async function runPgLegs(q: Query, db: Db, o: ResolvedRecall, query: stri
 
   let time = null;
   if (o.mode === 'hybrid') {
-    const candidates = new Set<number>();
-    for (const list of [vector, lexical, graph, entity]) for (const h of list ?? []) candidates.add(h.no);
+    const candidates = candidatesOf([vector, lexical, graph, entity]);
     time = await timeLeg(q, db, [...candidates], reference, o.halfLifeDays);
   }
   return {
@@ -80,8 +79,7 @@ async function nosOf(q: Query, db: Db, ids: readonly string[]): Promise<number[]
  * newer fact), and those memories' rows.
  */
 async function fusionParts(q: Query, db: Db, lists: LegLists): Promise<FusionParts> {
-  const candidates = new Set<number>();
-  for (const list of [lists.vector, lists.lexical, lists.graph, lists.entity, lists.time]) for (const h of list ?? []) candidates.add(h.no);
+  const candidates = candidatesOf([lists.vector, lists.lexical, lists.graph, lists.entity, lists.time]);
   for (const h of [...(lists.graph ?? []), ...(lists.relation?.hits ?? [])]) {
     candidates.add(h.no);
     for (const no of h.via) candidates.add(no);
