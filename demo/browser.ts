@@ -29,6 +29,10 @@ export class MemoryBrowser {
   #total = 0;
   #open: string | null = null;
   #confirmForget = false;
+  /** The open editor holds changes not yet saved. */
+  #edited = false;
+  /** Counts the user's requests to open a memory, so an answer to an older one is dropped. */
+  #request = 0;
 
   constructor(mem: RemoteMemory, host: BrowserHost) {
     this.#mem = mem;
@@ -76,8 +80,12 @@ export class MemoryBrowser {
     $('b-list').replaceChildren(...page.records.map((r) => this.#row(r)));
     const ids = $('ids');
     for (const r of page.records) if (!ids.querySelector(`option[value="${CSS.escape(r.id)}"]`)) ids.append(h('option', { value: r.id }));
-    // Not while the user is typing in the editor: a background change must not wipe their edit.
-    if (this.#open && !$('b-detail').contains(document.activeElement)) await this.open(this.#open, false);
+    if (this.#open) await this.open(this.#open, false, true);
+  }
+
+  /** Whether a background re-read must leave the detail panel alone: the user is in it or changed it. */
+  #busy(): boolean {
+    return this.#edited || $('b-detail').contains(document.activeElement);
   }
 
   #row(r: MemoryRecord): HTMLElement {
@@ -93,18 +101,31 @@ export class MemoryBrowser {
     return li;
   }
 
-  /** Shows one memory in the detail panel. */
-  async open(id: string, scroll = true): Promise<void> {
+  /**
+   * Shows one memory in the detail panel. The newest request wins; a `background` re-read (after a
+   * change elsewhere) is also dropped if the user is editing by the time its reads come back, so it
+   * never wipes their edit.
+   */
+  async open(id: string, scroll = true, background = false): Promise<void> {
+    if (!background) {
+      this.#request++;
+      if (this.#open !== id) this.#confirmForget = false;
+      this.#open = id;
+    }
+    const request = this.#request;
+    const stale = () => request !== this.#request || (background && this.#busy());
+    if (stale()) return;
     const record = await this.#mem.get(id);
+    if (stale()) return;
     if (!record) {
       this.#open = null;
       $('b-detail').replaceChildren(h('p', { class: 'hint', text: `${id} is no longer in the store.` }));
       return;
     }
-    if (this.#open !== id) this.#confirmForget = false;
-    this.#open = id;
     for (const li of document.querySelectorAll<HTMLElement>('#b-list .mem')) li.classList.toggle('selected', li.dataset.id === id);
     const edges = await this.#mem.edges(id);
+    if (stale()) return;
+    this.#edited = false;
     $('b-detail').replaceChildren(
       h('div', { class: 'head' }, h('h3', { class: 'id', text: record.id }), ' ', h('span', { class: `status-pill ${record.status}`, text: record.status }), ' ', readiness(record.readiness)),
       this.#editor(record),
@@ -121,6 +142,9 @@ export class MemoryBrowser {
     const domain = h('input', { id: 'e-domain', placeholder: 'domain', value: r.domain ?? '' });
     const form = h('form', { class: 'editor' }, h('label', { class: 'hint', for: 'e-text', text: 'text' }), text,
       h('div', { class: 'row' }, kind, domain, h('button', { type: 'submit', text: 'Save' })));
+    form.addEventListener('input', () => {
+      this.#edited = true;
+    });
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       const patch: Record<string, string | null> = {};

@@ -139,10 +139,16 @@ test.describe('desktop', () => {
     await page.locator('#b-list .mem[data-id="pref-tone"]').click();
     await page.fill('#e-text', 'Maria prefers short status updates with the ticket number and the ETA in the subject line.');
     await page.fill('#e-kind', 'person');
+    // A change elsewhere in the store re-reads the list; with focus outside the editor, the unsaved
+    // edit must survive it.
+    await page.locator('#b-count').click();
+    await page.evaluate(() => (window as unknown as { demoMemory: { update(id: string, patch: object): Promise<unknown> } }).demoMemory.update('pref-tone', { domain: 'people-ops' }));
+    await expect(page.locator('#b-list .mem[data-id="pref-tone"] .facet')).toHaveText('preference · people-ops');
+    await expect(page.locator('#e-text')).toHaveValue(/and the ETA in the subject/);
     await detail.getByRole('button', { name: 'Save' }).click();
     await expect(page.locator('#notice')).toContainText('Saved pref-tone');
     await expect(page.locator('#b-list .mem[data-id="pref-tone"]')).toContainText('ETA in the subject');
-    await expect(page.locator('#b-list .mem[data-id="pref-tone"] .facet')).toContainText('person');
+    await expect(page.locator('#b-list .mem[data-id="pref-tone"] .facet')).toHaveText('person · people-ops');
 
     // Edges: remove one, add one.
     await page.fill('#b-id', 'order-4821');
