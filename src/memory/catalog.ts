@@ -16,10 +16,60 @@ export interface CatalogEntry extends Temporal {
   speaker?: string | null;
 }
 
+/**
+ * Numbers past this many times the catalog's size (plus a floor) are too sparse for the
+ * per-number columns below: a store whose row numbers ran far ahead of its size, or a catalog of
+ * a few candidates (the Postgres engine's, per recall), keeps only the maps.
+ */
+const SPARSE_FACTOR = 8;
+const DENSE_FLOOR = 1024;
+
+/**
+ * When each memory was recorded and is valid, in columns indexed by number, so the check every
+ * leg makes on each candidate (hundreds a recall) is a few array reads instead of a map lookup
+ * and an entry object that the vector scan has just pushed out of the cache.
+ */
+class ValidityColumns {
+  readonly live: Uint8Array;
+  readonly createdAt: Float64Array;
+  readonly validFrom: Float64Array;
+  /** +Infinity for "still true". */
+  readonly validTo: Float64Array;
+
+  constructor(capacity: number) {
+    this.live = new Uint8Array(capacity);
+    this.createdAt = new Float64Array(capacity);
+    this.validFrom = new Float64Array(capacity);
+    this.validTo = new Float64Array(capacity);
+  }
+
+  get capacity(): number {
+    return this.live.length;
+  }
+
+  grown(capacity: number): ValidityColumns {
+    const next = new ValidityColumns(capacity);
+    next.live.set(this.live);
+    next.createdAt.set(this.createdAt);
+    next.validFrom.set(this.validFrom);
+    next.validTo.set(this.validTo);
+    return next;
+  }
+
+  put(e: CatalogEntry): void {
+    this.live[e.no] = 1;
+    this.createdAt[e.no] = e.createdAt;
+    this.validFrom[e.no] = e.validFrom;
+    this.validTo[e.no] = e.validTo ?? Infinity;
+  }
+}
+
 /** The id ↔ number map plus the per-memory fields that recall filters on without a query. */
 export class Catalog {
   readonly #byNo = new Map<number, CatalogEntry>();
   readonly #byId = new Map<string, number>();
+  /** Built by the first `acceptor` call, then kept in step; null while numbers are too sparse for it. */
+  #columns: ValidityColumns | null = null;
 
   get size(): number {
     return this.#byNo.size;
@@ -38,6 +88,7 @@ export class Catalog {
     };
     this.#byNo.set(entry.no, entry);
     this.#byId.set(entry.id, entry.no);
+    if (this.#columns) this.#putColumns(entry);
     return entry;
   }
 
@@ -46,6 +97,57 @@ export class Catalog {
     if (!entry) return;
     this.#byNo.delete(no);
     this.#byId.delete(entry.id);
+    if (this.#columns && no < this.#columns.capacity) this.#columns.live[no] = 0;
+  }
+
+  /**
+   * Whether a memory may be returned at `reference`: it exists, was recorded by then when
+   * `asOf`, and is current then unless `includeHistorical`. The same test as reading the entry
+   * (`recordedBy`, `statusAt`), from the columns when the numbers are dense enough.
+   */
+  acceptor(reference: number, asOf: boolean, includeHistorical: boolean): (no: number) => boolean {
+    const c = this.#columnsIfDense();
+    if (c === null) {
+      return (no) => {
+        const e = this.#byNo.get(no);
+        return e !== undefined && (!asOf || e.createdAt <= reference) && (includeHistorical || (e.validFrom <= reference && (e.validTo === null || e.validTo > reference)));
+      };
+    }
+    const { live, createdAt, validFrom, validTo } = c;
+    const n = live.length;
+    return (no) => no < n && live[no] === 1 && (!asOf || createdAt[no]! <= reference) && (includeHistorical || (validFrom[no]! <= reference && validTo[no]! > reference));
+  }
+
+  /** Numbers below this are dense enough for the columns. */
+  #limit(): number {
+    return Math.max(DENSE_FLOOR, SPARSE_FACTOR * this.#byNo.size);
+  }
+
+  #columnsIfDense(): ValidityColumns | null {
+    if (this.#columns) return this.#columns;
+    const limit = this.#limit();
+    let last = 0;
+    for (const no of this.#byNo.keys()) {
+      if (!(Number.isSafeInteger(no) && no >= 0 && no < limit)) return null;
+      if (no > last) last = no;
+    }
+    const columns = new ValidityColumns(last + 1);
+    for (const e of this.#byNo.values()) columns.put(e);
+    this.#columns = columns;
+    return columns;
+  }
+
+  #putColumns(entry: CatalogEntry): void {
+    let c = this.#columns!;
+    if (!(entry.no < c.capacity)) {
+      const limit = this.#limit();
+      if (!(Number.isSafeInteger(entry.no) && entry.no >= 0 && entry.no < limit)) {
+        this.#columns = null;
+        return;
+      }
+      c = this.#columns = c.grown(Math.max(entry.no + 1, Math.min(2 * c.capacity, limit)));
+    }
+    c.put(entry);
   }
 
   get(no: number): CatalogEntry | undefined {
@@ -70,5 +172,6 @@ export class Catalog {
   clear(): void {
     this.#byNo.clear();
     this.#byId.clear();
+    this.#columns = null;
   }
 }

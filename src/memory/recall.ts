@@ -74,13 +74,9 @@ export function scope(parts: Pick<FusionParts, 'catalog'>, o: ResolvedRecall, no
   const reference = o.asOf ?? now;
   const { catalog } = parts;
   const traversable: Accept = o.asOf === null ? () => true : (no) => recordedBy(catalog.entry(no), reference);
-  const accept: Accept = (no) => {
-    const e = catalog.get(no);
-    if (!e) return false;
-    if (o.asOf !== null && !recordedBy(e, reference)) return false;
-    if (!o.includeHistorical && statusAt(e, reference) === 'historical') return false;
-    return o.filter === null || matchesFilter(o.filter, e);
-  };
+  const valid = catalog.acceptor(reference, o.asOf !== null, o.includeHistorical);
+  const filter = o.filter;
+  const accept: Accept = filter === null ? valid : (no) => valid(no) && matchesFilter(filter, catalog.entry(no));
   return { reference, accept, traversable };
 }
 
