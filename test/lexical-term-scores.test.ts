@@ -1,7 +1,7 @@
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
-import { forEachTermScore } from '../src/legs/lexical/term-scores.js';
+import { DocTable } from '../src/legs/lexical/term-scores.js';
 import { isCompound, queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
 import { rng } from './support/random.js';
 
@@ -21,6 +21,8 @@ describe('forEachTermScore', () => {
     const corpus = texts(400, 21);
     corpus.forEach((text, no) => mini.add({ no, text }));
     for (let no = 0; no < 400; no += 7) mini.remove({ no, text: corpus[no]! });
+    const table = DocTable.of(mini, 'text');
+    const forEachTermScore = table.forEachTermScore.bind(table);
     for (const term of new Set(corpus.flatMap((t) => queryTerms(t)))) {
       for (const boost of [1, 2]) {
         const expected = new Map(mini.search(term, { tokenize: () => [term], processTerm: identity, bm25: params, boostTerm: () => boost, prefix: false, fuzzy: false }).map((r) => [r.id as number, r.score]));
@@ -44,6 +46,18 @@ describe('forEachTermScore', () => {
       index.add(no, text);
       mini.add({ no, text });
     });
+    // Removed, replaced and re-added documents, and an index loaded from its bytes, answer the same.
+    const changed = texts(300, 6);
+    for (let no = 0; no < 300; no += 5) {
+      index.remove(no);
+      mini.remove({ no, text: corpus[no]! });
+    }
+    for (let no = 1; no < 300; no += 4) {
+      index.add(no, changed[no]!);
+      if (no % 5 !== 0) mini.remove({ no, text: corpus[no]! });
+      mini.add({ no, text: changed[no]! });
+    }
+    const loaded = Bm25Index.load(index.save());
     const accept = (no: number) => no % 3 !== 0;
     for (const query of ['deploy rollback ADR-007 cache', 'the #4821 retry', 'Caroline v1.2.3 budget index queue', 'nothing here']) {
       const combined = new Map<number, { score: number; terms: string[] }>();
@@ -58,6 +72,7 @@ describe('forEachTermScore', () => {
       }
       const expected = [...combined].map(([no, c]) => ({ no, score: c.score * c.terms.length, matched: c.terms })).sort((a, b) => b.score - a.score || a.no - b.no).slice(0, 20);
       expect(index.search(query, 20, accept)).toEqual(expected);
+      expect(loaded.search(query, 20, accept)).toEqual(expected);
     }
   });
 });

@@ -19,7 +19,7 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
 import { heapPush } from '../../util/top-heap.js';
 import { flatState, fromFlatState, type FlatState } from './minisearch-state.js';
-import { forEachTermScore } from './term-scores.js';
+import { DocTable } from './term-scores.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
 
 export interface Bm25IndexOptions {
@@ -66,6 +66,8 @@ export class Bm25Index implements LexicalIndex {
   readonly #params: Params;
   readonly #logger: Logger;
   #search: MiniSearch<Doc>;
+  /** Kept in step with `#search` by every method that changes it. */
+  #docs = new DocTable();
 
   /**
    * @example
@@ -95,12 +97,14 @@ export class Bm25Index implements LexicalIndex {
     if (typeof text !== 'string') throw invalid('Bm25Index.add', 'text must be a string', text);
     this.remove(no);
     this.#search.add({ no, text });
+    this.#docs.added(this.#search, 'text', no);
   }
 
   /** Removes `no` and its postings; false if it was not indexed. */
   remove(no: number): boolean {
     const stored = this.#search.getStoredFields(no);
     if (stored === undefined) return false;
+    this.#docs.removing(this.#search, no);
     this.#search.remove({ no, text: stored['text'] as string });
     return true;
   }
@@ -126,7 +130,7 @@ export class Bm25Index implements LexicalIndex {
     // in the terms a long query shares with a long memory.
     const combined = new Map<number, { score: number; terms: string[] }>();
     for (const term of queryTerms(query)) {
-      forEachTermScore(this.#search, 'text', term, isCompound(term) ? boost : 1, bm25, (id, score) => {
+      this.#docs.forEachTermScore(this.#search, 'text', term, isCompound(term) ? boost : 1, bm25, (id, score) => {
         const c = combined.get(id);
         if (c) {
           c.score += score;
@@ -154,6 +158,7 @@ export class Bm25Index implements LexicalIndex {
 
   clear(): void {
     this.#search.removeAll();
+    this.#docs = new DocTable();
   }
 
   /** UTF-8 JSON: a versioned envelope around minisearch's index in flat arrays (see `minisearch-state.ts`). */
@@ -210,6 +215,7 @@ export class Bm25Index implements LexicalIndex {
           return index;
         }
         index.#search = fromFlatState(flat, index.#miniSearchOptions());
+        index.#docs = DocTable.of(index.#search, 'text');
       } catch (cause) {
         throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
       }
@@ -224,6 +230,7 @@ export class Bm25Index implements LexicalIndex {
     }
     try {
       index.#search = MiniSearch.loadJS<Doc>(js, index.#miniSearchOptions());
+      index.#docs = DocTable.of(index.#search, 'text');
     } catch (cause) {
       throw corrupt('minisearch could not read the index', cause);
     }
