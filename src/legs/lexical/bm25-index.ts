@@ -125,34 +125,35 @@ export class Bm25Index implements LexicalIndex {
     if (k === 0) return [];
     const boost = this.#params.identifierBoost;
     const bm25 = { k: this.#params.k1, b: this.#params.b, d: this.#params.d };
-    // One term at a time, summed here as minisearch's OR would (score sum × matched query terms):
-    // its OR merge keeps each document's matched terms in an array it scans per term, quadratic
-    // in the terms a long query shares with a long memory.
-    const combined = new Map<number, { score: number; terms: string[] }>();
-    for (const term of queryTerms(query)) {
-      this.#docs.forEachTermScore(this.#search, 'text', term, isCompound(term) ? boost : 1, bm25, (id, score) => {
-        const c = combined.get(id);
-        if (c) {
-          c.score += score;
-          c.terms.push(term);
-        } else combined.set(id, { score, terms: [term] });
-      });
-    }
-    // The best k by score, then smaller number, asking `accept` only about memories that would
-    // make the cut: a common term matches a large share of the store, and sorting it all, or
-    // filtering it all, cost more than the scoring.
-    const keep = Math.min(k, combined.size);
-    const hs = new Float64Array(keep);
-    const hn = new Int32Array(keep);
-    let size = 0;
-    for (const [id, c] of combined) {
-      const score = c.score * c.terms.length;
-      if (size === keep && !(score > hs[0]! || (score === hs[0]! && id < hn[0]!))) continue;
-      if (accept && !accept(id)) continue;
-      size = heapPush(hs, hn, size, keep, score, id);
-    }
+    const terms = queryTerms(query);
+    const docs = this.#docs;
     const hits: LexicalHit[] = [];
-    for (let i = 0; i < size; i++) hits.push({ no: hn[i]!, score: hs[i]!, matched: combined.get(hn[i]!)!.terms });
+    // One term at a time, summed as minisearch's OR would (score sum × matched query terms): its
+    // OR merge keeps each document's matched terms in an array it scans per term, quadratic in
+    // the terms a long query shares with a long memory.
+    docs.sum(this.#search, 'text', terms, (term) => (isCompound(term) ? boost : 1), bm25, (matched, count, sums, counts, holds) => {
+      // The best k by score, then smaller number, asking `accept` only about memories that would
+      // make the cut: a common term matches a large share of the store, and sorting it all, or
+      // filtering it all, cost more than the scoring.
+      const keep = Math.min(k, count);
+      const hs = new Float64Array(keep);
+      const hn = new Int32Array(keep);
+      const hshort = new Map<number, number>();
+      let size = 0;
+      for (let i = 0; i < count; i++) {
+        const shortId = matched[i]!;
+        const score = sums[shortId]! * counts[shortId]!;
+        const id = docs.noOf(shortId);
+        if (size === keep && !(score > hs[0]! || (score === hs[0]! && id < hn[0]!))) continue;
+        if (accept && !accept(id)) continue;
+        size = heapPush(hs, hn, size, keep, score, id);
+        hshort.set(id, shortId);
+      }
+      for (let i = 0; i < size; i++) {
+        const shortId = hshort.get(hn[i]!)!;
+        hits.push({ no: hn[i]!, score: hs[i]!, matched: terms.filter((_, t) => holds(t, shortId)) });
+      }
+    });
     return hits.sort((x, y) => y.score - x.score || x.no - y.no);
   }
 
