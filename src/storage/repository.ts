@@ -1,4 +1,4 @@
-import type { SqlDriver } from './driver.js';
+import type { SqlDriver, SqlValue } from './driver.js';
 import { HybridMindError, messageOf } from '../errors.js';
 import { migrate } from './schema.js';
 
@@ -123,19 +123,24 @@ export class Repository {
    * so the statement text, and the prepared statement, is the same for any k.
    */
   textsByNo(nos: readonly number[]): Map<number, string> {
-    const rows = this.db.all<{ no: number; text: string }>('SELECT no, text FROM memories WHERE no IN (SELECT value FROM json_each(?))', [JSON.stringify(nos)]);
-    return new Map(rows.map((r) => [Number(r.no), r.text]));
+    return this.#textsAsJson('text', [], nos);
   }
 
   /** The first `chars` characters of each text: what a label at the start needs, without the rest. */
   textHeadsByNo(nos: readonly number[], chars: number): Map<number, string> {
-    // One JSON value instead of a row per candidate: through the WASM binding each row costs a
-    // round of calls, 10 µs apiece, and a recall asks this for ~200 candidates.
-    const [row] = this.db.all<{ heads: string }>(
-      'SELECT json_group_array(json_array(no, substr(text, 1, ?))) AS heads FROM memories WHERE no IN (SELECT value FROM json_each(?))',
-      [chars, JSON.stringify(nos)],
+    return this.#textsAsJson('substr(text, 1, ?)', [chars], nos);
+  }
+
+  /**
+   * One JSON value instead of a row per memory: through the WASM binding each row costs a round
+   * of calls, 10 µs apiece, and a recall asks for ~200 labels and 10 texts.
+   */
+  #textsAsJson(column: string, params: SqlValue[], nos: readonly number[]): Map<number, string> {
+    const [row] = this.db.all<{ texts: string }>(
+      `SELECT json_group_array(json_array(no, ${column})) AS texts FROM memories WHERE no IN (SELECT value FROM json_each(?))`,
+      [...params, JSON.stringify(nos)],
     );
-    return new Map(JSON.parse(row?.heads ?? '[]') as Array<[number, string]>);
+    return new Map(JSON.parse(row?.texts ?? '[]') as Array<[number, string]>);
   }
 
   allMemories(): MemoryRow[] {
