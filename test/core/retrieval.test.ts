@@ -186,7 +186,7 @@ for (const [name, makeEmbedder, skip] of EMBEDDERS) describe.skipIf(skip)(`with 
   describe('trace and path', () => {
     it('returns the neighbourhood and the shortest typed path', async () => {
       mem = await openMemory({ embedder: null });
-      await mem.storeMany(['a', 'b', 'c', 'd'].map((id) => ({ id, text: `memory ${id}` })));
+      await mem.storeMany(['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, text: `memory ${id}` })));
       await mem.relate('a', 'b', 'DEPENDS_ON');
       await mem.relate('b', 'c', 'DEPENDS_ON');
       await mem.relate('c', 'd', 'REFERENCES');
@@ -197,6 +197,14 @@ for (const [name, makeEmbedder, skip] of EMBEDDERS) describe.skipIf(skip)(`with 
       expect(await mem.path('a', 'd', { edgeTypes: ['DEPENDS_ON'] })).toBeNull();
       expect(await mem.path('d', 'a', { direction: 'out' })).toBeNull();
       expect((await mem.trace('a', { direction: 'in' })).nodes).toHaveLength(1);
+      // A memory no edge touches is still a node of the graph: its own neighbourhood and path.
+      expect((await mem.trace('e', { depth: 3 })).nodes.map((n) => [n.id, n.distance])).toEqual([['e', 0]]);
+      expect(await mem.path('e', 'e')).toEqual(['e']);
+      expect(await mem.path('a', 'e')).toBeNull();
+      // Once a memory on the way is forgotten, the path through it is gone.
+      await mem.forget('b');
+      expect(await mem.path('a', 'd')).toBeNull();
+      expect(await mem.path('c', 'd')).toEqual(['c', 'd']);
     });
   });
 });
