@@ -155,23 +155,29 @@ export function candidates(dots: Int32Array, meta: Float64Array, ceiling: Float6
   const heap = new Float64Array(k);
   const slotsOfLows = new Int32Array(k);
   let size = 0;
+  // The heap's root once it holds k lower bounds, -Infinity before: a local the loop compares
+  // with, where reading the root each time cost a load the compiler cannot hoist.
+  let bar = -Infinity;
   const kept: number[] = [];
   const highs: number[] = [];
-  for (let slot = 0, m = 0; slot < n; slot++, m += META) {
-    const estimate = scale * meta[m]! * dots[slot]!;
-    // Even the widest bound cannot reach the bar: neither kept nor a lower bound that counts.
-    if (size === k && estimate + widest < heap[0]!) continue;
+  for (let slot = 0; slot < n; slot++) {
+    // Most slots fail the first test; this inner loop makes no call, so the compiler keeps the
+    // arrays' base and length in registers instead of reloading them after every call site.
+    let estimate = scale * meta[slot * META]! * dots[slot]!;
+    while (estimate + widest < bar && ++slot < n) estimate = scale * meta[slot * META]! * dots[slot]!;
+    if (slot === n) break;
+    const m = slot * META;
     const bound = norm * meta[m + 1]! + errorNorm * meta[m + 2]!;
     const high = estimate + bound;
-    if (size === k && !(high >= heap[0]!)) continue;
+    if (!(high >= bar)) continue;
     kept.push(slot);
     highs.push(high);
     const low = estimate - bound;
-    if (size === k && !(low > heap[0]!)) continue;
+    if (!(low > bar)) continue;
     if (accept !== undefined && !accept(nos[slot]!)) continue;
     size = heapPush(heap, slotsOfLows, size, k, low, slot);
+    if (size === k) bar = heap[0]!;
   }
   if (size < k) return null;
-  const bar = heap[0]!;
   return kept.filter((_, i) => highs[i]! >= bar);
 }
