@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
 import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
+import { encodeFlat, readHeader, readState } from '../src/legs/lexical/flat-binary.js';
+import type { FlatState } from '../src/legs/lexical/minisearch-state.js';
 import { queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
 import { rng } from './support/random.js';
 
@@ -29,12 +31,32 @@ function codeOf(fn: () => unknown): string | undefined {
 
 const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 
+/** A saved (version 3) snapshot's header without its section sizes, and its state as plain arrays. */
+function decoded(bytes: Uint8Array): { header: Record<string, unknown>; state: { documentCount: number; nextId: number; averageFieldLength: number; docs: number[]; texts: string[]; terms: string[]; postings: number[] } } {
+  const { header, body } = readHeader(bytes);
+  const { docs, texts, terms, postings } = readState(bytes, header, body);
+  const { sizes: _sizes, documentCount, nextId, averageFieldLength, ...rest } = header;
+  return { header: rest, state: { documentCount: documentCount as number, nextId: nextId as number, averageFieldLength: averageFieldLength as number, docs: Array.from(docs), texts, terms, postings: Array.from(postings) } };
+}
+
+/** `decoded` back to version 3 bytes. */
+function reencoded(header: Record<string, unknown>, state: FlatState): Uint8Array {
+  const { documentCount, nextId, averageFieldLength } = state;
+  return encodeFlat({ ...header, documentCount, nextId, averageFieldLength }, state);
+}
+
+/** A saved snapshot rewritten as version 2 (the flat state as JSON, which stores saved before version 3). */
+function flatJsonEnvelope(v3: Uint8Array): Record<string, unknown> {
+  const { header, state } = decoded(v3);
+  return { ...header, version: 2, state };
+}
+
 /**
- * A version 2 snapshot rewritten as version 1 (minisearch's own `toJSON` shape, which the first
+ * A saved snapshot rewritten as version 1 (minisearch's own `toJSON` shape, which the first
  * release saved), so the reader of stores saved then stays tested.
  */
-function nestedEnvelope(v2: Uint8Array): Record<string, unknown> {
-  const { state, ...rest } = JSON.parse(new TextDecoder().decode(v2)) as { state: { documentCount: number; nextId: number; averageFieldLength: number; docs: number[]; texts: string[]; terms: string[]; postings: number[] } };
+function nestedEnvelope(v3: Uint8Array): Record<string, unknown> {
+  const { state, ...rest } = flatJsonEnvelope(v3) as { state: { documentCount: number; nextId: number; averageFieldLength: number; docs: number[]; texts: string[]; terms: string[]; postings: number[] } };
   const documentIds: Record<string, number> = {};
   const fieldLength: Record<string, number[]> = {};
   const storedFields: Record<string, { text: string }> = {};
@@ -277,10 +299,12 @@ describe('Bm25Index', () => {
 
     it('rebuilds a snapshot written by another tokenizer version', () => {
       const index = indexOf(corpus.slice(0, 50));
-      const envelope = JSON.parse(new TextDecoder().decode(index.save())) as Record<string, unknown>;
-      envelope['tokenizer'] = 0;
-      const restored = Bm25Index.load(new TextEncoder().encode(JSON.stringify(envelope)));
+      const { header, state } = decoded(index.save());
+      const restored = Bm25Index.load(reencoded({ ...header, tokenizer: 0 }, state));
       for (const query of queries) expect(nos(restored, query), query).toEqual(nos(index, query));
+      const json = flatJsonEnvelope(index.save());
+      const fromJson = Bm25Index.load(encode({ ...json, tokenizer: 0 }));
+      for (const query of queries) expect(nos(fromJson, query), query).toEqual(nos(index, query));
     });
 
     it('throws CORRUPT on malformed bytes', () => {
@@ -291,12 +315,25 @@ describe('Bm25Index', () => {
         mutate(copy.index);
         return encode(copy);
       };
-      const flat = JSON.parse(new TextDecoder().decode(good)) as { state: Record<string, unknown[] | number> };
+      const flat = flatJsonEnvelope(good) as { state: Record<string, unknown[] | number> };
       const v2 = (mutate: (state: Record<string, unknown[] | number>) => void): Uint8Array => {
         const copy = structuredClone(flat);
         mutate(copy.state);
         return encode(copy);
       };
+      const { header, state } = decoded(good);
+      const v3 = (mutate: (state: FlatState & { docs: number[]; postings: number[] }) => void): Uint8Array => {
+        const copy = structuredClone(state);
+        mutate(copy);
+        return reencoded(header, copy);
+      };
+      // Byte-level damage: the header length, the header, a section size, trailing bytes, UTF-8.
+      const bytesWith = (edit: (bytes: Uint8Array, view: DataView) => void, from = good): Uint8Array => {
+        const copy = from.slice();
+        edit(copy, new DataView(copy.buffer));
+        return copy;
+      };
+      const headerLength = new DataView(good.buffer, good.byteOffset).getUint32(8, true);
       const bad: Uint8Array[] = [
         new Uint8Array([0xff, 0xfe, 0x00]),
         new Uint8Array(0),
@@ -322,8 +359,28 @@ describe('Bm25Index', () => {
         v2((state) => ((state['postings'] as number[])[0] = 1000)),
         v2((state) => (state['postings'] as number[]).push(1)),
         v2((state) => (state['terms'] as unknown[]).push(5)),
+        good.subarray(0, 10),
+        bytesWith((_, view) => view.setUint32(8, 2 ** 30, true)),
+        bytesWith((bytes) => (bytes[12] = 0x5b)),
+        bytesWith((bytes) => (bytes[12 + headerLength - 2] = 0xff)),
+        v3((s) => (s.documentCount = 9)),
+        v3((s) => (s.nextId = 2 ** 40)),
+        v3((s) => (s.averageFieldLength = Number.NaN)),
+        Uint8Array.from([...good, 0]),
+        v3((s) => (s.docs[1] = -1)),
+        v3((s) => (s.docs[2] = 0.5)),
+        v3((s) => (s.docs = [...s.docs.slice(0, 3), ...s.docs.slice(0, 3)])),
+        v3((s) => (s.postings[1] = 77)),
+        v3((s) => (s.postings[2] = 0)),
+        v3((s) => (s.postings[0] = 1000)),
+        v3((s) => s.postings.push(1)),
+        v3((s) => s.texts.pop()),
+        v3((s) => (s.terms = [])),
+        // The texts' UTF-8 broken, then their lengths disagreeing with what they hold.
+        bytesWith((bytes) => (bytes[bytes.length - state.terms.join('').length - 6] = 0xff)),
+        bytesWith((bytes, view) => view.setUint32(12 + headerLength + 8 * state.docs.length, 999, true)),
       ];
-      for (const bytes of bad) expect(codeOf(() => Bm25Index.load(bytes)), new TextDecoder().decode(bytes)).toBe('CORRUPT');
+      bad.forEach((bytes, i) => expect(codeOf(() => Bm25Index.load(bytes)), `case ${i}: ${new TextDecoder().decode(bytes.subarray(0, 60))}`).toBe("CORRUPT"));
     });
 
     it('still loads the version 1 snapshot (minisearch\'s own JSON) to identical results', () => {
@@ -334,9 +391,20 @@ describe('Bm25Index', () => {
       for (const query of queries) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
     });
 
+    it('still loads the version 2 snapshot (the flat state as JSON) to identical results', () => {
+      const index = indexOf(corpus, { k1: 1.5, b: 0.5 });
+      index.remove(3);
+      const restored = Bm25Index.load(encode(flatJsonEnvelope(index.save())));
+      expect(restored.size).toBe(index.size);
+      expect(restored.termCount).toBe(index.termCount);
+      for (const query of queries) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
+    });
+
     it('throws UNSUPPORTED on an unknown format version', () => {
       const bytes = new TextEncoder().encode('{"format":"hybridmind.bm25","version":99}');
       expect(codeOf(() => Bm25Index.load(bytes))).toBe('UNSUPPORTED');
+      const { header, state } = decoded(indexOf(['alpha']).save());
+      expect(codeOf(() => Bm25Index.load(reencoded({ ...header, version: 2 }, state)))).toBe('UNSUPPORTED');
     });
   });
 });

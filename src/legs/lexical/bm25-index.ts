@@ -18,6 +18,7 @@ import { checkNonNegativeInt } from '../../util/int-checks.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
 import { heapPush } from '../../util/top-heap.js';
+import { encodeFlat, isBinary, readHeader, readState, type BinaryHeader } from './flat-binary.js';
 import { flatState, fromFlatState, type FlatState } from './minisearch-state.js';
 import { DocTable } from './term-scores.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
@@ -43,8 +44,9 @@ type Params = Required<Omit<Bm25IndexOptions, 'logger'>>;
 export const BM25_DEFAULTS: Readonly<Params> = Object.freeze({ k1: 1.2, b: 0.7, d: 0.5, identifierBoost: 2 });
 
 const FORMAT = 'hybridmind.bm25';
-const FORMAT_VERSION = 2;
-/** Version 1 held minisearch's own JSON (`index`); still read, never written. */
+const FORMAT_VERSION = 3;
+/** Version 2 held the flat state as JSON, version 1 minisearch's own JSON (`index`); both still read, never written. */
+const FLAT_JSON_VERSION = 2;
 const NESTED_VERSION = 1;
 
 interface Doc {
@@ -52,13 +54,6 @@ interface Doc {
   text: string;
 }
 
-interface Envelope {
-  format: typeof FORMAT;
-  version: number;
-  tokenizer: number;
-  params: Params;
-  state: FlatState;
-}
 
 const identity = (term: string): string => term;
 
@@ -162,22 +157,17 @@ export class Bm25Index implements LexicalIndex {
     this.#docs = new DocTable();
   }
 
-  /** UTF-8 JSON: a versioned envelope around minisearch's index in flat arrays (see `minisearch-state.ts`). */
+  /** A versioned header and minisearch's index in flat arrays (see `flat-binary.ts` and `minisearch-state.ts`). */
   save(): Uint8Array {
-    const envelope: Envelope = {
-      format: FORMAT,
-      version: FORMAT_VERSION,
-      tokenizer: TOKENIZER_VERSION,
-      params: this.#params,
-      state: flatState(this.#search),
-    };
-    return new TextEncoder().encode(JSON.stringify(envelope));
+    const { texts, terms, docs, postings, ...counts } = flatState(this.#search);
+    return encodeFlat({ format: FORMAT, version: FORMAT_VERSION, tokenizer: TOKENIZER_VERSION, params: this.#params, ...counts }, { ...counts, texts, terms, docs, postings });
   }
 
   /**
-   * Restores a {@link Bm25Index.save} snapshot with its saved BM25 parameters. A snapshot from
-   * another tokenizer version is rebuilt from its stored texts. Throws `CORRUPT` on malformed
-   * bytes and `UNSUPPORTED` on a snapshot format this version does not know.
+   * Restores a {@link Bm25Index.save} snapshot with its saved BM25 parameters (versions 1 and 2,
+   * JSON, are still read). A snapshot from another tokenizer version is rebuilt from its stored
+   * texts. Throws `CORRUPT` on malformed bytes and `UNSUPPORTED` on a snapshot format this
+   * version does not know.
    *
    * @example
    * const restored = Bm25Index.load(lexical.save());
@@ -185,17 +175,21 @@ export class Bm25Index implements LexicalIndex {
   static load(bytes: Uint8Array, options: { logger?: Logger } = {}): Bm25Index {
     const method = 'Bm25Index.load';
     if (!(bytes instanceof Uint8Array)) throw invalid(method, 'bytes must be a Uint8Array', bytes);
-    let envelope: unknown;
+    const binary = isBinary(bytes);
+    let envelope: Record<string, unknown>;
+    let body = 0;
     try {
-      envelope = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+      if (binary) ({ header: envelope, body } = readHeader(bytes));
+      else envelope = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as Record<string, unknown>;
     } catch (cause) {
-      throw corrupt(`expected UTF-8 JSON, received ${bytes.byteLength} bytes that are not`, cause);
+      throw corrupt(binary ? `the header is malformed: ${messageOf(cause)}` : `expected UTF-8 JSON or a binary snapshot, received ${bytes.byteLength} bytes that are neither`, cause);
     }
     if (!isRecord(envelope) || envelope['format'] !== FORMAT) {
       throw corrupt(`expected a ${FORMAT} snapshot, received format ${show(isRecord(envelope) ? envelope['format'] : envelope)}`);
     }
-    if (envelope['version'] !== FORMAT_VERSION && envelope['version'] !== NESTED_VERSION) {
-      throw new HybridMindError('UNSUPPORTED', method, `snapshot format version ${show(envelope['version'])}, this build reads ${NESTED_VERSION} and ${FORMAT_VERSION}`);
+    const version = envelope['version'];
+    if (binary ? version !== FORMAT_VERSION : version !== FLAT_JSON_VERSION && version !== NESTED_VERSION) {
+      throw new HybridMindError('UNSUPPORTED', method, `snapshot format version ${show(version)}, this build reads ${NESTED_VERSION} and ${FLAT_JSON_VERSION} (JSON) and ${FORMAT_VERSION}`);
     }
     let params: Params;
     try {
@@ -204,38 +198,43 @@ export class Bm25Index implements LexicalIndex {
       throw corrupt(`invalid params ${show(envelope['params'])}`, cause);
     }
     const index = new Bm25Index({ ...params, ...(options.logger ? { logger: options.logger } : {}) });
-    if (envelope['version'] === FORMAT_VERSION) {
-      const state = envelope['state'];
-      if (!isRecord(state) || !Array.isArray(state['docs']) || !Array.isArray(state['texts']) || !Array.isArray(state['terms']) || !Array.isArray(state['postings'])) {
-        throw corrupt('state lacks docs, texts, terms or postings');
-      }
-      const flat = state as unknown as FlatState;
-      try {
-        if (envelope['tokenizer'] !== TOKENIZER_VERSION) {
-          flat.texts.forEach((text, i) => index.add(flat.docs[3 * i + 1]!, text));
-          return index;
-        }
-        index.#search = fromFlatState(flat, index.#miniSearchOptions());
-        index.#docs = DocTable.of(index.#search, 'text');
-      } catch (cause) {
-        throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
-      }
-      return index;
-    }
-    const js = checkPlainIndex(envelope['index']);
-    if (envelope['tokenizer'] !== TOKENIZER_VERSION) {
-      for (const [shortId, no] of Object.entries(js.documentIds)) {
-        index.add(no as number, (js.storedFields[shortId] as Doc).text);
-      }
-      return index;
+    if (version === NESTED_VERSION) return index.#loadNested(envelope['index'], envelope['tokenizer']);
+    let flat: FlatState;
+    try {
+      if (binary) flat = { ...readState(bytes, envelope as BinaryHeader, body), documentCount: envelope['documentCount'] as number, nextId: envelope['nextId'] as number, averageFieldLength: envelope['averageFieldLength'] as number };
+      else flat = checkFlatJson(envelope['state']);
+    } catch (cause) {
+      throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
     }
     try {
-      index.#search = MiniSearch.loadJS<Doc>(js, index.#miniSearchOptions());
+      if (envelope['tokenizer'] !== TOKENIZER_VERSION) {
+        flat.texts.forEach((text, i) => index.add(flat.docs[3 * i + 1]!, text));
+        return index;
+      }
+      index.#search = fromFlatState(flat, index.#miniSearchOptions());
       index.#docs = DocTable.of(index.#search, 'text');
+    } catch (cause) {
+      throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
+    }
+    return index;
+  }
+
+  /** Version 1: minisearch's own JSON. */
+  #loadNested(nested: unknown, tokenizer: unknown): Bm25Index {
+    const js = checkPlainIndex(nested);
+    if (tokenizer !== TOKENIZER_VERSION) {
+      for (const [shortId, no] of Object.entries(js.documentIds)) {
+        this.add(no as number, (js.storedFields[shortId] as Doc).text);
+      }
+      return this;
+    }
+    try {
+      this.#search = MiniSearch.loadJS<Doc>(js, this.#miniSearchOptions());
+      this.#docs = DocTable.of(this.#search, 'text');
     } catch (cause) {
       throw corrupt('minisearch could not read the index', cause);
     }
-    return index;
+    return this;
   }
 
   #miniSearchOptions(): Options<Doc> {
@@ -277,6 +276,14 @@ function resolveParams(options: Bm25IndexOptions, method: string): Params {
     throw invalid(method, 'identifierBoost must be a finite number > 0', params.identifierBoost);
   }
   return params;
+}
+
+/** Version 2: the flat state as JSON arrays. */
+function checkFlatJson(state: unknown): FlatState {
+  if (!isRecord(state) || !Array.isArray(state['docs']) || !Array.isArray(state['texts']) || !Array.isArray(state['terms']) || !Array.isArray(state['postings'])) {
+    throw new Error('state lacks docs, texts, terms or postings');
+  }
+  return state as unknown as FlatState;
 }
 
 function isFiniteAtLeast(value: unknown, min: number): value is number {

@@ -27,11 +27,11 @@ export interface FlatState {
   nextId: number;
   averageFieldLength: number;
   /** `[shortId, no, fieldLength]` per document, in minisearch's order. */
-  docs: number[];
+  docs: ArrayLike<number>;
   texts: string[];
   terms: string[];
   /** Per term, in `terms` order: its posting count n, then n pairs `shortId, term frequency`. */
-  postings: number[];
+  postings: ArrayLike<number>;
 }
 
 const FIELD = 0;
@@ -65,7 +65,7 @@ export function fromFlatState(state: FlatState, options: Options<{ no: number; t
   const count = docs.length / 3;
   if (!Number.isInteger(count) || texts.length !== count || state.documentCount !== count) throw new Error(`${count} documents, ${texts.length} texts, documentCount ${state.documentCount}`);
   // nextId counts every document ever added; past 2^31 (a bitmap of 2 GB below) it is not a real store's.
-  if (!(Number.isSafeInteger(state.nextId) && state.nextId >= count && state.nextId <= 2 ** 31) || !(state.averageFieldLength >= 0)) throw new Error('nextId or averageFieldLength out of range');
+  if (!(Number.isSafeInteger(state.nextId) && state.nextId >= count && state.nextId <= 2 ** 31) || !(typeof state.averageFieldLength === 'number' && Number.isFinite(state.averageFieldLength) && state.averageFieldLength >= 0)) throw new Error('nextId or averageFieldLength out of range');
   const search = new MiniSearch(options);
   const m = search as unknown as Internals;
   m._documentCount = count;
