@@ -1,11 +1,12 @@
 /**
- * BM25+ scores of one exact term, read straight from minisearch's index (7.2.0, pinned in
+ * BM25+ scores of exact terms, read straight from minisearch's index (7.2.0, pinned in
  * package.json) and the `DocTable` beside it. The arithmetic is its own, operation for
- * operation, so every score is the one its `search` returns for that single term; what is skipped is the result object `search` builds per
- * matching document (id lookup, stored-field copy, match map) and the sort of them all, which were
- * half of the lexical leg's time and most of the graph leg's at 100k memories.
- * test/lexical-term-scores.test.ts compares every score with minisearch's own `search`, so an
- * upgrade that changes these internals fails there rather than in a ranking.
+ * operation, so every score is the one its `search` returns for that single term; what is
+ * skipped is the result object `search` builds per matching document (id lookup, stored-field
+ * copy, match map) and the sort of them all, which were half of the lexical leg's time and most
+ * of the graph leg's at 100k memories. test/lexical-term-scores.test.ts compares every score with
+ * minisearch's own `search`, so an upgrade that changes these internals fails there rather than
+ * in a ranking.
  */
 import type MiniSearch from 'minisearch';
 
@@ -84,8 +85,8 @@ export class DocTable {
   /**
    * Sums each document's scores over `terms` (in their order, as minisearch's OR adds them), then
    * hands `use` every document that matched, by short id, with the sum, how many of the terms it
-   * holds and a test of which (by the term's position in `terms`); the per-document sums live in arrays, not in a map of objects (the half of a
-   * search's time that the map took).
+   * holds and a test of which (by the term's position in `terms`). The sums live in arrays by
+   * short id, not in a map of objects: the map was half of a search's time.
    */
   sum<T>(index: MiniSearch<T>, field: string, terms: readonly string[], boostOf: (term: string) => number, bm25: Bm25Params, use: (matched: Int32Array, count: number, sums: Float64Array, counts: Uint32Array, holds: (term: number, shortId: number) => boolean) => void): void {
     const mini = index as unknown as Internals;
@@ -123,13 +124,7 @@ export class DocTable {
     return this.#nos[shortId]!;
   }
 
-  /** Calls `visit(id, score, shortId)` for every document whose `field` holds `term`, in posting order. */
-  forEachTermScore<T>(index: MiniSearch<T>, field: string, term: string, boost: number, bm25: Bm25Params, visit: (id: number, score: number, shortId: number) => void): void {
-    const mini = index as unknown as Internals;
-    const fieldId = mini._fieldIds[field]!;
-    this.#scoreTerm(mini, fieldId, postings(mini, fieldId, term), boost, bm25, visit);
-  }
-
+  /** Calls `visit(id, score, shortId)` for every document in `freqs` (one term's postings), in posting order. */
   #scoreTerm(mini: Internals, fieldId: number, freqs: Map<number, number> | undefined, boost: number, bm25: Bm25Params, visit: (id: number, score: number, shortId: number) => void): void {
     if (freqs === undefined) return;
     const { k, b, d } = bm25;
