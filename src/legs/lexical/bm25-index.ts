@@ -54,7 +54,6 @@ interface Doc {
   text: string;
 }
 
-
 const identity = (term: string): string => term;
 
 export class Bm25Index implements LexicalIndex {
@@ -176,17 +175,18 @@ export class Bm25Index implements LexicalIndex {
     const method = 'Bm25Index.load';
     if (!(bytes instanceof Uint8Array)) throw invalid(method, 'bytes must be a Uint8Array', bytes);
     const binary = isBinary(bytes);
-    let envelope: Record<string, unknown>;
+    let parsed: unknown;
     let body = 0;
     try {
-      if (binary) ({ header: envelope, body } = readHeader(bytes));
-      else envelope = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as Record<string, unknown>;
+      if (binary) ({ header: parsed, body } = readHeader(bytes));
+      else parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
     } catch (cause) {
       throw corrupt(binary ? `the header is malformed: ${messageOf(cause)}` : `expected UTF-8 JSON or a binary snapshot, received ${bytes.byteLength} bytes that are neither`, cause);
     }
-    if (!isRecord(envelope) || envelope['format'] !== FORMAT) {
-      throw corrupt(`expected a ${FORMAT} snapshot, received format ${show(isRecord(envelope) ? envelope['format'] : envelope)}`);
+    if (!isRecord(parsed) || parsed['format'] !== FORMAT) {
+      throw corrupt(`expected a ${FORMAT} snapshot, received format ${show(isRecord(parsed) ? parsed['format'] : parsed)}`);
     }
+    const envelope = parsed;
     const version = envelope['version'];
     if (binary ? version !== FORMAT_VERSION : version !== FLAT_JSON_VERSION && version !== NESTED_VERSION) {
       throw new HybridMindError('UNSUPPORTED', method, `snapshot format version ${show(version)}, this build reads ${NESTED_VERSION} and ${FLAT_JSON_VERSION} (JSON) and ${FORMAT_VERSION}`);
