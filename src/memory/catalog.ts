@@ -1,5 +1,5 @@
 import type { Metadata } from '../types.js';
-import type { Temporal } from '../legs/time/temporal.js';
+import { recordedBy, statusAt, type Temporal } from '../legs/time/temporal.js';
 import type { MemoryRow } from '../storage/repository.js';
 
 /** What filters and the time leg need about a memory, kept in memory; the text stays in SQLite. */
@@ -110,11 +110,12 @@ export class Catalog {
     if (c === null) {
       return (no) => {
         const e = this.#byNo.get(no);
-        return e !== undefined && (!asOf || e.createdAt <= reference) && (includeHistorical || (e.validFrom <= reference && (e.validTo === null || e.validTo > reference)));
+        return e !== undefined && (!asOf || recordedBy(e, reference)) && (includeHistorical || statusAt(e, reference) === 'current');
       };
     }
     const { live, createdAt, validFrom, validTo } = c;
     const n = live.length;
+    // recordedBy and statusAt over the columns (validTo is +Infinity where the entry has null).
     return (no) => no < n && live[no] === 1 && (!asOf || createdAt[no]! <= reference) && (includeHistorical || (validFrom[no]! <= reference && validTo[no]! > reference));
   }
 
