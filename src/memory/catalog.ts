@@ -70,6 +70,8 @@ export class Catalog {
   readonly #byId = new Map<string, number>();
   /** Built by the first `acceptor` call, then kept in step; null while numbers are too sparse for it. */
   #columns: ValidityColumns | null = null;
+  /** The numbers were found too sparse for columns, and nothing changed since: recalls need not look again. */
+  #sparse = false;
 
   get size(): number {
     return this.#byNo.size;
@@ -88,6 +90,7 @@ export class Catalog {
     };
     this.#byNo.set(entry.no, entry);
     this.#byId.set(entry.id, entry.no);
+    this.#sparse = false;
     if (this.#columns) this.#putColumns(entry);
     return entry;
   }
@@ -97,6 +100,7 @@ export class Catalog {
     if (!entry) return;
     this.#byNo.delete(no);
     this.#byId.delete(entry.id);
+    this.#sparse = false;
     if (this.#columns && no < this.#columns.capacity) this.#columns.live[no] = 0;
   }
 
@@ -124,12 +128,19 @@ export class Catalog {
     return Math.max(DENSE_FLOOR, SPARSE_FACTOR * this.#byNo.size);
   }
 
+  /** Whether the columns can hold `no`: an index into them, below the limit. */
+  #fits(no: number): boolean {
+    return Number.isSafeInteger(no) && no >= 0 && no < this.#limit();
+  }
+
   #columnsIfDense(): ValidityColumns | null {
-    if (this.#columns) return this.#columns;
-    const limit = this.#limit();
+    if (this.#columns || this.#sparse) return this.#columns;
     let last = 0;
     for (const no of this.#byNo.keys()) {
-      if (!(Number.isSafeInteger(no) && no >= 0 && no < limit)) return null;
+      if (!this.#fits(no)) {
+        this.#sparse = true;
+        return null;
+      }
       if (no > last) last = no;
     }
     const columns = new ValidityColumns(last + 1);
@@ -139,15 +150,12 @@ export class Catalog {
   }
 
   #putColumns(entry: CatalogEntry): void {
-    let c = this.#columns!;
-    if (!(entry.no < c.capacity)) {
-      const limit = this.#limit();
-      if (!(Number.isSafeInteger(entry.no) && entry.no >= 0 && entry.no < limit)) {
-        this.#columns = null;
-        return;
-      }
-      c = this.#columns = c.grown(Math.max(entry.no + 1, Math.min(2 * c.capacity, limit)));
+    if (!this.#fits(entry.no)) {
+      this.#columns = null;
+      return;
     }
+    let c = this.#columns!;
+    if (entry.no >= c.capacity) c = this.#columns = c.grown(Math.max(entry.no + 1, Math.min(2 * c.capacity, this.#limit())));
     c.put(entry);
   }
 
@@ -174,5 +182,6 @@ export class Catalog {
     this.#byNo.clear();
     this.#byId.clear();
     this.#columns = null;
+    this.#sparse = false;
   }
 }

@@ -1,5 +1,6 @@
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
 import { readRows } from '../validation/database.js';
+import { LITTLE_ENDIAN } from '../util/endian.js';
 
 /** Everything a snapshot is made of, read from one database in one synchronous pass. */
 export interface StoreContent {
@@ -18,8 +19,6 @@ export interface StoreContent {
 export function readContent(repo: Repository): StoreContent {
   return { ...readRows(repo), embedderId: repo.getMeta('embedder_id') };
 }
-
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** float32 bytes between this platform's order and little-endian (the same swap both ways). */
 export function platformToLittleEndian(bytes: Uint8Array): Uint8Array {

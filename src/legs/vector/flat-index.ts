@@ -4,6 +4,7 @@ import type { Accept, Scored, VectorIndex, VectorKernelSource } from '../types.j
 import { loadVectorKernel, type VectorKernel, type VectorKernelInstance } from './kernel.js';
 import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
 import { heapPush } from '../../util/top-heap.js';
+import { LITTLE_ENDIAN } from '../../util/endian.js';
 import { decodeQuantized, encodeQuantized, type QuantizedRun } from './quantized-snapshot.js';
 
 /** Options for `new FlatVectorIndex`. */
@@ -31,7 +32,6 @@ const PAGE = 65_536;
 const MAGIC = [0x48, 0x4d, 0x56, 0x46] as const;
 const VERSION = 1;
 const HEADER = 16;
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
  * Exact dense search: every vector is scored against the query, then a size-k heap keeps the best.

@@ -10,11 +10,11 @@
  */
 import { HybridMindError, show } from '../../errors.js';
 import { META, strideOf } from './quantize.js';
+import { LITTLE_ENDIAN } from '../../util/endian.js';
 
 const MAGIC = [0x48, 0x4d, 0x56, 0x51] as const;
 const VERSION = 1;
 const HEADER = 16;
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** Codes and bounds of the vectors `nos`, in that order. */
 export interface QuantizedRun {
