@@ -171,6 +171,33 @@ describe('the int8 kernel', () => {
     }
   });
 
+  it('re-scores chosen slots in place with the bits the full f32 scan gives them', () => {
+    const next = rng(5);
+    // 384: only 16-wide blocks; 1001: 16-wide, 4-wide and a scalar tail.
+    for (const dim of [384, 1001]) {
+      const n = 30;
+      const instance = kernel.instantiate();
+      instance.memory.grow(4);
+      const queryPtr = 0;
+      const vectorPtr = 8192;
+      const fullPtr = vectorPtr + n * dim * 4;
+      const listPtr = fullPtr + n * 4;
+      const vectors = new Float32Array(instance.memory.buffer, vectorPtr, n * dim);
+      for (let i = 0; i < vectors.length; i++) vectors[i] = next() * 2 - 1;
+      new Float32Array(instance.memory.buffer, queryPtr, dim).set(Float32Array.from({ length: dim }, () => next() * 2 - 1));
+      instance.dot(queryPtr, vectorPtr, n, dim, fullPtr);
+      const full = Float32Array.from(new Float32Array(instance.memory.buffer, fullPtr, n));
+      const slots = [29, 0, 7, 7, 13, 28];
+      new Int32Array(instance.memory.buffer, listPtr, slots.length).set(slots);
+      instance.dotAt(queryPtr, vectorPtr, listPtr, slots.length, dim);
+      expect(Array.from(new Float32Array(instance.memory.buffer, listPtr, slots.length))).toEqual(slots.map((slot) => full[slot]));
+      // An empty list writes nothing.
+      const before = Array.from(new Int32Array(instance.memory.buffer, listPtr, slots.length));
+      instance.dotAt(queryPtr, vectorPtr, listPtr, 0, dim);
+      expect(Array.from(new Int32Array(instance.memory.buffer, listPtr, slots.length))).toEqual(before);
+    }
+  });
+
   it('bounds the gap between the estimate and the f32 score', () => {
     const dim = 384;
     const stride = strideOf(dim);

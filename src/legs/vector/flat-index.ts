@@ -55,10 +55,9 @@ export class FlatVectorIndex implements VectorIndex {
   readonly #stride: number;
   /**
    * Byte offsets inside the wasm memory, laid out as
-   * [f32 query | i16 query | one f32 score | f32 vectors | i8 vectors | scores (f32, or i32 sums)].
+   * [f32 query | i16 query | f32 vectors | i8 vectors | scores (f32, or i32 sums, or re-scored slots)].
    */
   readonly #query16Ptr: number;
-  readonly #onePtr: number;
   readonly #vectorPtr: number;
   #codesPtr = 0;
   #scorePtr = 0;
@@ -79,7 +78,8 @@ export class FlatVectorIndex implements VectorIndex {
   #dots = new Int32Array(0);
   #query = new Float32Array(0);
   #query16 = new Int16Array(0);
-  #one = new Float32Array(1);
+  /** The JS scan's one score when re-scoring slot by slot. */
+  readonly #one = new Float32Array(1);
 
   /** `kernel` comes from `loadVectorKernel()`; `null` uses the plain JavaScript scan. */
   constructor(dim: number, kernel: VectorKernel | null, options: FlatVectorIndexOptions = {}) {
@@ -90,8 +90,7 @@ export class FlatVectorIndex implements VectorIndex {
     this.kind = this.#wasm === null ? 'flat-js' : 'flat-wasm-simd';
     this.#stride = strideOf(dim);
     this.#query16Ptr = align16(dim * 4);
-    this.#onePtr = this.#query16Ptr + this.#stride * 2;
-    this.#vectorPtr = this.#onePtr + 16;
+    this.#vectorPtr = this.#query16Ptr + this.#stride * 2;
     this.#reserve(capacity, 'new FlatVectorIndex');
   }
 
@@ -294,16 +293,23 @@ export class FlatVectorIndex implements VectorIndex {
 
   /** The f32 scores of `slots` (computed exactly as the full scan computes them), then the top `k`. */
   #rescore(slots: readonly number[], k: number, accept: Accept | undefined): Scored[] {
-    const scores = new Float32Array(slots.length);
-    const nos = new Int32Array(slots.length);
-    const dim = this.dim;
-    slots.forEach((slot, i) => {
-      if (this.#wasm === null) dotJs(this.#query, this.#vectors, 1, dim, this.#one, slot);
-      else this.#wasm.dot(0, this.#vectorPtr + slot * dim * 4, 1, dim, this.#onePtr);
-      scores[i] = this.#one[0]!;
-      nos[i] = this.#slotToNo[slot]!;
-    });
-    return selectTop(scores, nos, slots.length, Math.min(k, slots.length), accept);
+    const count = slots.length;
+    const nos = new Int32Array(count);
+    for (let i = 0; i < count; i++) nos[i] = this.#slotToNo[slots[i]!]!;
+    let scores: Float32Array;
+    if (this.#wasm === null) {
+      scores = new Float32Array(count);
+      for (let i = 0; i < count; i++) {
+        dotJs(this.#query, this.#vectors, 1, this.dim, this.#one, slots[i]!);
+        scores[i] = this.#one[0]!;
+      }
+    } else {
+      // The int8 sums are spent: their region takes the slot list, which the kernel overwrites with scores.
+      this.#dots.set(slots);
+      this.#wasm.dotAt(0, this.#vectorPtr, this.#scorePtr, count, this.dim);
+      scores = this.#scores;
+    }
+    return selectTop(scores, nos, count, Math.min(k, count), accept);
   }
 
   /** Forgets every vector; the reserved capacity (and wasm memory, which cannot shrink) is kept. */
@@ -380,7 +386,6 @@ export class FlatVectorIndex implements VectorIndex {
       if (this.#size > 0) new Int8Array(buffer).copyWithin(codesPtr, this.#codesPtr, this.#codesPtr + this.#size * stride);
       this.#query = new Float32Array(buffer, 0, dim);
       this.#query16 = new Int16Array(buffer, this.#query16Ptr, stride);
-      this.#one = new Float32Array(buffer, this.#onePtr, 1);
       this.#vectors = new Float32Array(buffer, this.#vectorPtr, capacity * dim);
       this.#codes = new Int8Array(buffer, codesPtr, capacity * stride);
       this.#scores = new Float32Array(buffer, scorePtr, capacity);

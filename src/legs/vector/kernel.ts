@@ -21,6 +21,12 @@ export interface VectorKernelInstance {
    * of `stride` bytes (a multiple of 16, zero-padded) starting at `basePtr`, to `outPtr`.
    */
   dotI8(queryPtr: number, basePtr: number, n: number, stride: number, outPtr: number): void;
+  /**
+   * Replaces each of the `n` i32 slot numbers at `listPtr` by the f32 inner product of the query at
+   * `queryPtr` with the vector in that slot (vectors of `dim` starting at `basePtr`), bit for bit
+   * what `dot` gives that vector: one call re-scores all the int8 pass's candidates.
+   */
+  dotAt(queryPtr: number, basePtr: number, listPtr: number, n: number, dim: number): void;
 }
 
 /** A compiled kernel: cheap to instantiate many times, compiled once. */
@@ -100,10 +106,12 @@ function wrap(module: WebAssembly.Module): Loaded {
         const memory = exports['memory'];
         const dot = exports['dot'];
         const dotI8 = exports['dot_i8'];
-        if (!(memory instanceof WebAssembly.Memory) || typeof dot !== 'function' || dot.length !== 5 || typeof dotI8 !== 'function' || dotI8.length !== 5) {
+        const dotAt = exports['dot_at'];
+        const fiveArguments = (f: unknown) => typeof f === 'function' && f.length === 5;
+        if (!(memory instanceof WebAssembly.Memory) || !fiveArguments(dot) || !fiveArguments(dotI8) || !fiveArguments(dotAt)) {
           throw new TypeError('not the hybridmind vector kernel');
         }
-        return { memory, dot: dot as VectorKernelInstance['dot'], dotI8: dotI8 as VectorKernelInstance['dotI8'] };
+        return { memory, dot: dot as VectorKernelInstance['dot'], dotI8: dotI8 as VectorKernelInstance['dotI8'], dotAt: dotAt as VectorKernelInstance['dotAt'] };
       },
     };
     kernel.instantiate();

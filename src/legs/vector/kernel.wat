@@ -9,88 +9,110 @@
 ;; `dot_i8` is the first pass of the int8 scan: vectors quantized to i8, the query to i16, both
 ;; padded with zeros to a multiple of 16 components, so the loop needs no scalar tail. Products
 ;; are summed exactly in i32 (the JS side bounds the query's codes so no sum can overflow), and the
-;; few vectors whose bound could reach the top k are then re-scored exactly with `dot`.
+;; few vectors whose bound could reach the top k are then re-scored exactly with `dot_at`.
 ;;
 ;; All pointers are byte offsets. Loads are unaligned-safe (wasm allows any alignment), so `dim`
 ;; need not be a multiple of 4: a scalar loop handles the last `dim % 4` components.
 (module
   (memory (export "memory") 1)
 
-  ;; out[i] = sum_j q[j] * v[i * dim + j]  for i in [0, n), as f32.
-  (func (export "dot")
-    (param $q i32) (param $v i32) (param $n i32) (param $dim i32) (param $out i32)
+  ;; sum_j q[j] * v[j] over one vector, as f32: `dot` and `dot_at` both score through it, so a
+  ;; vector re-scored alone gets exactly the bits the full scan gives it.
+  (func $row (param $q i32) (param $v i32) (param $dim i32) (result f32)
     (local $row i32)      ;; bytes per vector
     (local $end16 i32)    ;; byte offset where the 16-wide blocks of a row end
     (local $end4 i32)     ;; byte offset where the 4-wide blocks end
     (local $j i32)
     (local $qj i32)
     (local $vj i32)
-    (local $outEnd i32)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
     (local $s f32)
 
     (local.set $row (i32.shl (local.get $dim) (i32.const 2)))
     (local.set $end16 (i32.shl (i32.and (local.get $dim) (i32.const -16)) (i32.const 2)))
     (local.set $end4 (i32.shl (i32.and (local.get $dim) (i32.const -4)) (i32.const 2)))
-    (local.set $outEnd (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))))
+    ;; Four independent accumulators hide the latency of the dependent adds.
+    (local.set $a0 (v128.const i32x4 0 0 0 0))
+    (local.set $a1 (v128.const i32x4 0 0 0 0))
+    (local.set $a2 (v128.const i32x4 0 0 0 0))
+    (local.set $a3 (v128.const i32x4 0 0 0 0))
+    (local.set $j (i32.const 0))
 
+    (block $b16
+      (loop $l16
+        (br_if $b16 (i32.ge_u (local.get $j) (local.get $end16)))
+        (local.set $qj (i32.add (local.get $q) (local.get $j)))
+        (local.set $vj (i32.add (local.get $v) (local.get $j)))
+        (local.set $a0 (f32x4.add (local.get $a0)
+          (f32x4.mul (v128.load (local.get $qj)) (v128.load (local.get $vj)))))
+        (local.set $a1 (f32x4.add (local.get $a1)
+          (f32x4.mul (v128.load offset=16 (local.get $qj)) (v128.load offset=16 (local.get $vj)))))
+        (local.set $a2 (f32x4.add (local.get $a2)
+          (f32x4.mul (v128.load offset=32 (local.get $qj)) (v128.load offset=32 (local.get $vj)))))
+        (local.set $a3 (f32x4.add (local.get $a3)
+          (f32x4.mul (v128.load offset=48 (local.get $qj)) (v128.load offset=48 (local.get $vj)))))
+        (local.set $j (i32.add (local.get $j) (i32.const 64)))
+        (br $l16)))
+
+    (block $b4
+      (loop $l4
+        (br_if $b4 (i32.ge_u (local.get $j) (local.get $end4)))
+        (local.set $a0 (f32x4.add (local.get $a0)
+          (f32x4.mul
+            (v128.load (i32.add (local.get $q) (local.get $j)))
+            (v128.load (i32.add (local.get $v) (local.get $j))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 16)))
+        (br $l4)))
+
+    (local.set $a0 (f32x4.add
+      (f32x4.add (local.get $a0) (local.get $a1))
+      (f32x4.add (local.get $a2) (local.get $a3))))
+    (local.set $s (f32.add
+      (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
+      (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0)))))
+
+    (block $b1
+      (loop $l1
+        (br_if $b1 (i32.ge_u (local.get $j) (local.get $row)))
+        (local.set $s (f32.add (local.get $s)
+          (f32.mul
+            (f32.load (i32.add (local.get $q) (local.get $j)))
+            (f32.load (i32.add (local.get $v) (local.get $j))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $l1)))
+    (local.get $s)
+  )
+
+  ;; out[i] = sum_j q[j] * v[i * dim + j]  for i in [0, n), as f32.
+  (func (export "dot")
+    (param $q i32) (param $v i32) (param $n i32) (param $dim i32) (param $out i32)
+    (local $row i32)
+    (local $outEnd i32)
+    (local.set $row (i32.shl (local.get $dim) (i32.const 2)))
+    (local.set $outEnd (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))))
     (block $done
       (br_if $done (i32.le_s (local.get $n) (i32.const 0)))
       (loop $rows
-        ;; Four independent accumulators hide the latency of the dependent adds.
-        (local.set $a0 (v128.const i32x4 0 0 0 0))
-        (local.set $a1 (v128.const i32x4 0 0 0 0))
-        (local.set $a2 (v128.const i32x4 0 0 0 0))
-        (local.set $a3 (v128.const i32x4 0 0 0 0))
-        (local.set $j (i32.const 0))
-
-        (block $b16
-          (loop $l16
-            (br_if $b16 (i32.ge_u (local.get $j) (local.get $end16)))
-            (local.set $qj (i32.add (local.get $q) (local.get $j)))
-            (local.set $vj (i32.add (local.get $v) (local.get $j)))
-            (local.set $a0 (f32x4.add (local.get $a0)
-              (f32x4.mul (v128.load (local.get $qj)) (v128.load (local.get $vj)))))
-            (local.set $a1 (f32x4.add (local.get $a1)
-              (f32x4.mul (v128.load offset=16 (local.get $qj)) (v128.load offset=16 (local.get $vj)))))
-            (local.set $a2 (f32x4.add (local.get $a2)
-              (f32x4.mul (v128.load offset=32 (local.get $qj)) (v128.load offset=32 (local.get $vj)))))
-            (local.set $a3 (f32x4.add (local.get $a3)
-              (f32x4.mul (v128.load offset=48 (local.get $qj)) (v128.load offset=48 (local.get $vj)))))
-            (local.set $j (i32.add (local.get $j) (i32.const 64)))
-            (br $l16)))
-
-        (block $b4
-          (loop $l4
-            (br_if $b4 (i32.ge_u (local.get $j) (local.get $end4)))
-            (local.set $a0 (f32x4.add (local.get $a0)
-              (f32x4.mul
-                (v128.load (i32.add (local.get $q) (local.get $j)))
-                (v128.load (i32.add (local.get $v) (local.get $j))))))
-            (local.set $j (i32.add (local.get $j) (i32.const 16)))
-            (br $l4)))
-
-        (local.set $a0 (f32x4.add
-          (f32x4.add (local.get $a0) (local.get $a1))
-          (f32x4.add (local.get $a2) (local.get $a3))))
-        (local.set $s (f32.add
-          (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
-          (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0)))))
-
-        (block $b1
-          (loop $l1
-            (br_if $b1 (i32.ge_u (local.get $j) (local.get $row)))
-            (local.set $s (f32.add (local.get $s)
-              (f32.mul
-                (f32.load (i32.add (local.get $q) (local.get $j)))
-                (f32.load (i32.add (local.get $v) (local.get $j))))))
-            (local.set $j (i32.add (local.get $j) (i32.const 4)))
-            (br $l1)))
-
-        (f32.store (local.get $out) (local.get $s))
+        (f32.store (local.get $out) (call $row (local.get $q) (local.get $v) (local.get $dim)))
         (local.set $v (i32.add (local.get $v) (local.get $row)))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (br_if $rows (i32.lt_u (local.get $out) (local.get $outEnd)))))
+  )
+
+  ;; The scores of chosen vectors, in place: `list` holds `n` i32 slot numbers, and each is
+  ;; replaced by sum_j q[j] * v[slot * dim + j] as f32 (read before written, so one buffer serves).
+  (func (export "dot_at")
+    (param $q i32) (param $v i32) (param $list i32) (param $n i32) (param $dim i32)
+    (local $end i32)
+    (local.set $end (i32.add (local.get $list) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (br_if $done (i32.le_s (local.get $n) (i32.const 0)))
+      (loop $each
+        (f32.store (local.get $list) (call $row (local.get $q)
+          (i32.add (local.get $v) (i32.mul (i32.load (local.get $list)) (i32.shl (local.get $dim) (i32.const 2))))
+          (local.get $dim)))
+        (local.set $list (i32.add (local.get $list) (i32.const 4)))
+        (br_if $each (i32.lt_u (local.get $list) (local.get $end)))))
   )
 
   ;; out[i] = sum_j q[j] * v[i * stride + j]  for i in [0, n), as i32; q is i16, v is i8 and
