@@ -14,6 +14,8 @@
  *   --sizes 10000,100000             store sizes for speed (default 10000,100000)
  *   --queries 200                    queries per size
  *   --hnsw-max 100000                largest size hnswlib-wasm is built at
+ *   --rounds 3 --rounds-up-to 20000  speed: processes per system at sizes up to 20000, taken in turn,
+ *                                    latencies pooled and build/memory/cold open their medians
  *   --systems hybridmind,orama       speed: only these systems (default all)
  *   --scifact DIR --hotpot DIR --locomo DIR
  *                                    dataset folders (default ../shared/data/…); "none" skips one
@@ -43,6 +45,8 @@ const { values } = parseArgs({
     sizes: { type: 'string' },
     queries: { type: 'string' },
     'hnsw-max': { type: 'string' },
+    rounds: { type: 'string' },
+    'rounds-up-to': { type: 'string' },
     systems: { type: 'string' },
     scifact: { type: 'string', default: '../shared/data/scifact' },
     hotpot: { type: 'string', default: '../shared/data/hotpotqa-100' },
@@ -88,17 +92,19 @@ if (wants('speed')) {
   const sizes = (values.sizes ?? (smoke ? '2000' : '10000,100000')).split(',').map(Number);
   const queries = Number(values.queries ?? (smoke ? 20 : 200));
   const hnswMax = Number(values['hnsw-max'] ?? (smoke ? 2000 : 100_000));
+  const rounds = Number(values.rounds ?? (smoke ? 1 : 3));
+  const roundsUpTo = Number(values['rounds-up-to'] ?? 20_000);
   const start = os.loadavg()[0]!;
   const commit = sourceCommit();
   const createdAt = new Date().toISOString();
   const name = values.out ?? (smoke ? 'speed-smoke' : 'speed');
   const write = async (done: SpeedReport['sizes']) => {
-    const report: SpeedReport = { createdAt, commit, machine, settings: { sizes, queries, hnswMax, dim: 384 }, load: { start, end: os.loadavg()[0]! }, sizes: done };
+    const report: SpeedReport = { createdAt, commit, machine, settings: { sizes, queries, hnswMax, dim: 384, rounds, roundsUpTo }, load: { start, end: os.loadavg()[0]! }, sizes: done };
     await writeFile(new URL(`${name}.json`, dir), JSON.stringify(report, null, 2));
     await writeFile(new URL(`${name}.md`, dir), renderSpeed(report));
     log(`wrote bench/results/${name}.json, ${name}.md (sizes ${done.map((s) => s.n).join(', ')})`);
   };
-  await runSpeed({ sizes, dim: 384, queries, hnswMax, log, onSize: write, ...(values.systems ? { only: values.systems.split(',') } : {}) });
+  await runSpeed({ sizes, dim: 384, queries, hnswMax, rounds, roundsUpTo, log, onSize: write, ...(values.systems ? { only: values.systems.split(',') } : {}) });
 }
 
 if (parts.has('scale')) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { linearFusion } from '../src/fusion/linear.js';
-import { reciprocalRankFusion, type RankedList } from '../src/fusion/rrf.js';
+import { reciprocalRankFusion, sortFused, type RankedList } from '../src/fusion/rrf.js';
 
 /** A ranked list is a permutation of some distinct document numbers. */
 const rankedList = fc.record({
@@ -74,6 +74,24 @@ describe('reciprocalRankFusion', () => {
   it('applies the tie-break to equal scores', () => {
     const fused = reciprocalRankFusion([{ weight: 1, nos: [1, 2] }, { weight: 1, nos: [2, 1] }], 60, (a, b) => b - a);
     expect(fused.map((f) => f.no)).toEqual([2, 1]);
+  });
+});
+
+describe('sortFused with a limit', () => {
+  it('is the first `limit` of the full order, ties and tie-breaks included', () => {
+    fc.assert(
+      fc.property(
+        // Few distinct scores, so ties are common.
+        fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 4 })), { maxLength: 40, selector: ([no]) => no }),
+        fc.integer({ min: 0, max: 45 }),
+        fc.boolean(),
+        (entries, limit, reverse) => {
+          const scores = new Map(entries.map(([no, score]) => [no, score / 4]));
+          const tieBreak = reverse ? (a: number, b: number) => b - a : undefined;
+          expect(sortFused(scores, tieBreak, limit)).toEqual(sortFused(scores, tieBreak).slice(0, limit));
+        },
+      ),
+    );
   });
 });
 

@@ -5,7 +5,7 @@ export interface SpeedReport {
   createdAt: string;
   commit: string;
   machine: { cpu: string; cores: number; memoryGiB: number; platform: string; node: string; versions: Record<string, string> };
-  settings: { sizes: number[]; queries: number; hnswMax: number; dim: number };
+  settings: { sizes: number[]; queries: number; hnswMax: number; dim: number; rounds?: number; roundsUpTo?: number };
   /** 1-minute load average when the run started and ended (other work on the machine shows here). */
   load: { start: number; end: number };
   sizes: SizeResult[];
@@ -78,6 +78,12 @@ function modeRows(s: SizeResult): string[][] {
   ]);
 }
 
+function rounds(r: SpeedReport): string {
+  const { rounds: count, roundsUpTo } = r.settings;
+  if (!count || count <= 1) return '';
+  return `; up to n = ${roundsUpTo}, ${count} processes per system taken in turn (every system once, then again), latencies pooled over them, build, memory and cold open their medians`;
+}
+
 export function renderSpeed(r: SpeedReport): string {
   const m = r.machine;
   const lines = [
@@ -85,7 +91,7 @@ export function renderSpeed(r: SpeedReport): string {
     '',
     `Run ${r.createdAt} (commit ${r.commit}) on ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`,
     `Versions: ${Object.entries(m.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
-    `Settings: sizes ${r.settings.sizes.join(', ')}; ${r.settings.queries} queries per size; k = 10; ${r.settings.dim}-d clustered synthetic vectors, the same precomputed vectors for every system; hnswlib-wasm up to n = ${r.settings.hnswMax}.`,
+    `Settings: sizes ${r.settings.sizes.join(', ')}; ${r.settings.queries} queries per size; k = 10; ${r.settings.dim}-d clustered synthetic vectors, the same precomputed vectors for every system; hnswlib-wasm up to n = ${r.settings.hnswMax}${rounds(r)}.`,
     '',
     `Load average (1 min): ${r.load.start.toFixed(2)} at the start, ${r.load.end.toFixed(2)} at the end, and per system below. The machine (2 cores) was shared with other work during the run, so absolute times carry that noise; every ratio compares figures from the same run.`,
     '',
@@ -99,7 +105,7 @@ export function renderSpeed(r: SpeedReport): string {
   for (const s of r.sizes) {
     const t = s.terms;
     lines.push(
-      `## n = ${s.n.toLocaleString('en')}`,
+      `## n = ${s.n.toLocaleString('en')}${(s.rounds ?? 1) > 1 ? ` (${s.rounds} rounds)` : ''}`,
       '',
       `Query set: ${t.queries} queries, ${num(t.meanTerms, 2)} distinct terms each on average; ${t.withStopWord} hold a stop word, ${t.onlyStopWords} are only stop words (they find nothing lexically in any system). Postings touched per query (document frequency summed over its terms): ${num(t.meanPostingsAllTerms, 0)} with stop words, ${num(t.meanPostingsContentTerms, 0)} without (median ${t.medianPostingsContentTerms}). Every lexical system gets the same query processing: the same 33 stop words dropped, then question words unless nothing else is left. Orama's vector similarity threshold: ${num(s.similarity, 4)}.`,
       '',

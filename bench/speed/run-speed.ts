@@ -4,7 +4,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeCorpus, type Doc, type SpeedQuery } from '../lib/corpus.js';
-import { summarize, type Summary } from '../lib/stats.js';
+import { quantile, summarize, type Summary } from '../lib/stats.js';
 import type { ChildOptions, ChildResult } from './child.js';
 import { systems, K } from './systems.js';
 import { termStatistics, type TermStatistics } from './terms.js';
@@ -17,6 +17,13 @@ export interface SpeedOptions {
   hnswMax: number;
   /** Only these systems (by name), when given. */
   only?: string[];
+  /**
+   * Processes per system at sizes up to `roundsUpTo`, run in turn (every system once, then again):
+   * at 10k one process's p50 moves with the machine (Orama's 11–28 ms between runs), so the
+   * latencies are pooled over the rounds and build, memory and cold open are their medians.
+   */
+  rounds: number;
+  roundsUpTo: number;
   log: (line: string) => void;
   /** Called with the results so far after each size, so a long run that is cut short still reports. */
   onSize?: (done: SizeResult[]) => Promise<void>;
@@ -46,6 +53,8 @@ export interface SystemResult {
 
 export interface SizeResult {
   n: number;
+  /** Processes per system at this size (see `SpeedOptions.rounds`). */
+  rounds: number;
   similarity: number;
   terms: TermStatistics;
   systems: SystemResult[];
@@ -63,10 +72,10 @@ function runChild(options: ChildOptions): Promise<void> {
 }
 
 /** Runs one system in its own process; its result file goes to `dir`. Returns it with the 1-minute load before and after. */
-export async function measure(options: Omit<ChildOptions, 'out'>, dir: string, log: (line: string) => void): Promise<{ result: ChildResult; load: [number, number] }> {
+export async function measure(options: Omit<ChildOptions, 'out'>, dir: string, log: (line: string) => void, round = 1): Promise<{ result: ChildResult; load: [number, number] }> {
   const before = os.loadavg()[0]!;
-  log(`  n=${options.n}: ${options.system} (load ${before.toFixed(2)})`);
-  const out = join(dir, `${options.n}-${options.system.replace(/\W+/g, '_')}.json`);
+  log(`  n=${options.n}: ${options.system}${round > 1 ? `, round ${round}` : ''} (load ${before.toFixed(2)})`);
+  const out = join(dir, `${options.n}-${options.system.replace(/\W+/g, '_')}-${round}.json`);
   const t0 = performance.now();
   await runChild({ ...options, out });
   const result = JSON.parse(await readFile(out, 'utf8')) as ChildResult;
@@ -98,13 +107,13 @@ async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeRes
   const terms = termStatistics(docs, queries);
   const wanted = systems(o.dim).filter((s) => (!o.only || o.only.includes(s.name) || s.name === 'baseline') && (!s.name.startsWith('hnswlib') || n <= o.hnswMax) && n >= (s.minN ?? 0));
 
-  const results: ChildResult[] = [];
-  const loads: Array<[number, number]> = [];
-  for (const s of wanted) {
-    const { result, load } = await measure({ system: s.name, n, dim: o.dim, queries: queries.length, similarity }, dir, o.log);
-    results.push(result);
-    loads.push(load);
+  const rounds = n <= o.roundsUpTo ? o.rounds : 1;
+  const runs = wanted.map(() => [] as Array<{ result: ChildResult; load: [number, number] }>);
+  for (let round = 1; round <= rounds; round++) {
+    for (const [i, s] of wanted.entries()) runs[i]!.push(await measure({ system: s.name, n, dim: o.dim, queries: queries.length, similarity }, dir, o.log, round));
   }
+  const results = runs.map((r) => pooled(r.map((x) => x.result)));
+  const loads = runs.map((r): [number, number] => [r[0]!.load[0], r[r.length - 1]!.load[1]]);
 
   const base = results.find((r) => r.system === 'baseline')?.memory.rss ?? null;
   const truth = exact.map((e) => new Set(e.map((x) => x.id)));
@@ -112,8 +121,37 @@ async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeRes
     n,
     similarity,
     terms,
+    rounds,
     modes: results.flatMap((r) => modeResults(r, truth)),
     systems: results.map((r, i) => systemResult(n, r, base, loads[i]!)),
+  };
+}
+
+/**
+ * One system's rounds as one result: every query's latency from every round (a mode's ids are
+ * its first round's: the same queries to the same build), build, readiness, memory and cold open
+ * the median of the rounds.
+ */
+export function pooled(rounds: readonly ChildResult[]): ChildResult {
+  const first = rounds[0]!;
+  if (rounds.length === 1) return first;
+  const median = (pick: (r: ChildResult) => number | null): number | null => {
+    const values = rounds.map(pick);
+    return values.some((v) => v === null) ? null : quantile((values as number[]).sort((a, b) => a - b), 0.5);
+  };
+  return {
+    ...first,
+    buildMs: median((r) => r.buildMs)!,
+    readyMs: median((r) => r.readyMs),
+    coldOpenMs: median((r) => r.coldOpenMs),
+    memory: {
+      rss: median((r) => r.memory.rss)!,
+      heapUsed: median((r) => r.memory.heapUsed)!,
+      external: median((r) => r.memory.external)!,
+      arrayBuffers: median((r) => r.memory.arrayBuffers)!,
+    },
+    modes: first.modes.map((m, i) => ({ ...m, latencyMs: rounds.flatMap((r) => r.modes[i]!.latencyMs) })),
+    notes: [...new Set(rounds.flatMap((r) => r.notes))],
   };
 }
 

@@ -31,7 +31,7 @@ export function tiedRanks<T>(sorted: readonly T[], same: (a: T, b: T) => boolean
  * lists that contain d. Lists with weight 0 contribute nothing but still ran (their explanation
  * stays). Ranks, not scores, are fused, so legs with incomparable scales need no normalisation.
  */
-export function reciprocalRankFusion(lists: readonly RankedList[], k: number, tieBreak: TieBreak = byNumber): Fused[] {
+export function reciprocalRankFusion(lists: readonly RankedList[], k: number, tieBreak: TieBreak = byNumber, limit = Infinity): Fused[] {
   const scores = new Map<number, number>();
   for (const list of lists) {
     for (let i = 0; i < list.nos.length; i++) {
@@ -39,12 +39,27 @@ export function reciprocalRankFusion(lists: readonly RankedList[], k: number, ti
       scores.set(no, (scores.get(no) ?? 0) + list.weight / (k + (list.ranks?.[i] ?? i + 1)));
     }
   }
-  return sortFused(scores, tieBreak);
+  return sortFused(scores, tieBreak, limit);
 }
 
-export function sortFused(scores: Map<number, number>, tieBreak: TieBreak = byNumber): Fused[] {
+/**
+ * The fused scores best first, equal scores by `tieBreak`; only the best `limit` when given
+ * (where the graph walks start needs three of a few hundred: kept by insertion, not a full sort).
+ */
+export function sortFused(scores: Map<number, number>, tieBreak: TieBreak = byNumber, limit = Infinity): Fused[] {
+  const order = (a: Fused, b: Fused): number => b.score - a.score || tieBreak(a.no, b.no);
   const fused: Fused[] = [];
-  for (const [no, score] of scores) fused.push({ no, score });
-  fused.sort((a, b) => b.score - a.score || tieBreak(a.no, b.no));
+  if (limit <= 0) return fused;
+  if (limit >= scores.size) {
+    for (const [no, score] of scores) fused.push({ no, score });
+    return fused.sort(order);
+  }
+  for (const [no, score] of scores) {
+    const f = { no, score };
+    if (fused.length === limit && order(f, fused[limit - 1]!) >= 0) continue;
+    let i = Math.min(fused.length, limit - 1);
+    for (; i > 0 && order(f, fused[i - 1]!) < 0; i--) fused[i] = fused[i - 1]!;
+    fused[i] = f;
+  }
   return fused;
 }

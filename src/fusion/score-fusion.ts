@@ -35,7 +35,7 @@ export function minMax(scores: readonly number[]): number[] {
  * 0. Unlike RRF it keeps how far apart a leg's candidates are, so a leg that is sure (one
  * candidate far ahead) outvotes a leg whose candidates are all alike.
  */
-export function convexFusion(lists: readonly ScoredList[], tieBreak?: TieBreak): Fused[] {
+export function convexFusion(lists: readonly ScoredList[], tieBreak?: TieBreak, limit = Infinity): Fused[] {
   const fused = new Map<number, number>();
   for (const list of lists) {
     if (list.weight === 0 || list.nos.length === 0) continue;
@@ -45,5 +45,5 @@ export function convexFusion(lists: readonly ScoredList[], tieBreak?: TieBreak):
       fused.set(no, (fused.get(no) ?? 0) + list.weight * normalised[i]! * (list.confidence?.[i] ?? 1));
     }
   }
-  return sortFused(fused, tieBreak);
+  return sortFused(fused, tieBreak, limit);
 }

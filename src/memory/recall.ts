@@ -174,15 +174,15 @@ const ANCHORS = 3;
  * restarts in proportion; the edge walk ranks by their order).
  */
 export function defaultSeeds(vector: Scored[] | null, lexical: LexicalHit[] | null, o: ResolvedRecall, query: string): Array<{ no: number; weight: number }> {
-  return anchorList(vector, lexical, o, query).slice(0, ANCHORS).map((f) => ({ no: f.no, weight: f.score }));
+  return anchorList(vector, lexical, o, query).map((f) => ({ no: f.no, weight: f.score }));
 }
 
-/** The vector and lexical lists fused as the store fuses them, best first: where the graph walks start. */
+/** The best `ANCHORS` of the vector and lexical lists fused as the store fuses them: where the graph walks start. */
 function anchorList(vector: Scored[] | null, lexical: LexicalHit[] | null, o: ResolvedRecall, query: string): Fused[] {
   if (o.fusion === 'convex') {
-    return convexFusion([scoredList(o.weights.vector, vector), lexicalList(o.weights.lexical, lexical, query)]);
+    return convexFusion([scoredList(o.weights.vector, vector), lexicalList(o.weights.lexical, lexical, query)], undefined, ANCHORS);
   }
-  return reciprocalRankFusion([{ weight: 1, nos: (vector ?? []).map((h) => h.no) }, { weight: 1, nos: (lexical ?? []).map((h) => h.no) }], o.rrfK);
+  return reciprocalRankFusion([{ weight: 1, nos: (vector ?? []).map((h) => h.no) }, { weight: 1, nos: (lexical ?? []).map((h) => h.no) }], o.rrfK, undefined, ANCHORS);
 }
 
 /**
@@ -250,14 +250,17 @@ function answersFirst(fused: Fused[], relation: RelationAnswers | null | undefin
  * historical hit then keeps `historicalWeight` of its score.
  */
 function reweighHistorical(parts: FusionParts, fused: Fused[], status: (no: number) => number, accept: Accept, weight: number, tieBreak: (a: number, b: number) => number): Fused[] {
+  const historical = fused.filter((f) => status(f.no) === 1);
+  // Nothing to lift or lower: the fused order already is the answer (most recalls of a live store).
+  if (historical.length === 0) return fused;
   const scores = new Map(fused.map((f) => [f.no, f.score]));
-  for (const f of fused) {
-    if (status(f.no) === 0) continue;
+  for (const f of historical) {
     for (const newer of parts.graph.sources(f.no, 'SUPERSEDES')) {
       if (accept(newer) && status(newer) === 0) scores.set(newer, Math.max(scores.get(newer) ?? 0, f.score));
     }
   }
-  for (const [no, score] of scores) if (status(no) === 1) scores.set(no, score * weight);
+  // Lifting only raises current memories, so the historical ones still hold their fused scores.
+  for (const f of historical) scores.set(f.no, f.score * weight);
   return sortFused(scores, tieBreak);
 }
 
