@@ -14,9 +14,9 @@ import { loadVectorKernel } from './vector/kernel.js';
 export async function defaultLegs({ vectorKernel, ann, logger }: LegChoice): Promise<LegFactory> {
   const kernel = vectorKernel === false ? null : await loadVectorKernel(vectorKernel, logger);
   return {
-    vector(dim, saved) {
+    vector(dim, saved, read) {
       const flat = new FlatVectorIndex(dim, kernel);
-      return ann === false ? flat : new AdaptiveVectorIndex(flat, ann ?? {}, { store: saved, logger });
+      return ann === false ? flat : new AdaptiveVectorIndex(flat, ann ?? {}, { store: saved, logger, ...(read ? { read } : {}) });
     },
     lexical: () => new Bm25Index(),
     loadLexical: (bytes) => Bm25Index.load(bytes, { logger }),

@@ -25,6 +25,13 @@ export interface Scored {
 /** Lets the engine restrict a search (filters, as-of) without the leg knowing why. */
 export type Accept = (no: number) => boolean;
 
+/**
+ * Reads the stored vectors of `nos` into `into`, back to back in the order asked: what a dense
+ * index that no longer holds full-precision copies re-scores from. Returns how many it found; a
+ * number the store does not hold gets NaN components (it then scores like a NaN vector, last).
+ */
+export type VectorReader = (nos: readonly number[], into: Float32Array) => number;
+
 /** Dense leg: inner product over L2-normalised vectors (the caller normalises). */
 export interface VectorIndex {
   readonly kind: string;
@@ -189,8 +196,11 @@ export interface SavedBytes {
  * entry point (or a test) chooses the implementations; `src/legs/default.ts` is the library's.
  */
 export interface LegFactory {
-  /** A dense index of `dim`-d vectors; `saved` is where it may keep a derived form between sessions. */
-  vector(dim: number, saved: SavedBytes): VectorIndex;
+  /**
+   * A dense index of `dim`-d vectors; `saved` is where it may keep a derived form between
+   * sessions, `read` where it may read the stored vectors instead of keeping its own copy.
+   */
+  vector(dim: number, saved: SavedBytes, read?: VectorReader): VectorIndex;
   lexical(): LexicalIndex;
   /** A lexical index from `LexicalIndex.save()`'s bytes; throws when they do not load. */
   loadLexical(bytes: Uint8Array): LexicalIndex;

@@ -54,7 +54,7 @@ export class Indexes implements RecallParts {
   }
 
   #createVectorIndex(dim: number): VectorIndex {
-    return this.#legs.vector(dim, sqlAnnStore(this.repository.db));
+    return this.#legs.vector(dim, sqlAnnStore(this.repository.db), (nos, into) => this.repository.readVectorsInto(nos, into));
   }
 
   /** Saves what background indexing has not saved yet and stops it (before the database closes). */

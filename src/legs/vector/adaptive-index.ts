@@ -1,6 +1,6 @@
 import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
-import type { Accept, AnnOptions, Scored, VectorIndex } from '../types.js';
+import type { Accept, AnnOptions, Scored, VectorIndex, VectorReader } from '../types.js';
 import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
 import { checkPacked, type FlatVectorIndex } from './flat-index.js';
 import { HNSW_DEFAULTS, HnswVectorIndex, maxHnswVectors, type HnswParams } from './hnsw-index.js';
@@ -39,6 +39,11 @@ export interface AnnStatus {
 
 interface Dependencies {
   store?: AnnStore | null;
+  /**
+   * The store's vectors: once HNSW serves, the flat scan (then only a fallback) drops its f32
+   * copies and re-scores from here (`FlatVectorIndex.release`). Without it the copies stay.
+   */
+  read?: VectorReader;
   logger?: Logger;
   loadLibrary?: () => Promise<Hnswlib>;
 }
@@ -53,7 +58,9 @@ const REBUILD_DELETED_RATIO = 0.25;
  * answer whenever HNSW is missing, stale or still building), plus an HNSW graph once the store
  * reaches `threshold`. The graph is built in time slices in the background, kept in step with
  * every add and remove, saved with a digest of the vectors it holds, and restored from those
- * bytes at start when the digest still matches.
+ * bytes at start when the digest still matches. Once the graph serves, the flat scan keeps only
+ * its int8 codes and re-scores from the store (given `read`): HNSW and SQLite both hold every
+ * vector, and a third copy was 146 MiB at 100k memories.
  */
 export class AdaptiveVectorIndex implements VectorIndex {
   readonly dim: number;
@@ -64,6 +71,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   readonly #store: AnnStore | null;
   readonly #logger: Logger;
   readonly #loadLibrary: () => Promise<Hnswlib>;
+  readonly #read: VectorReader | null;
   readonly #digest = new VectorDigest();
   #hnsw: HnswVectorIndex | null = null;
   #pending = new Set<number>();
@@ -88,6 +96,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#store = deps.store ?? null;
     this.#logger = deps.logger ?? silentLogger;
     this.#loadLibrary = deps.loadLibrary ?? loadHnswlib;
+    this.#read = deps.read ?? null;
   }
 
   get kind(): string {
@@ -103,10 +112,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   add(no: number, vector: Float32Array): void {
-    const previous = this.#flat.get(no);
     this.#flat.add(no, vector);
-    if (previous) this.#digest.remove(no, previous);
-    this.#digest.add(no, vector);
+    this.#digest.set(no, vector);
     if (this.#hnsw && (this.#state === 'ready' || this.#hnsw.has(no))) this.#guard(() => this.#hnsw!.add(no, vector));
     else if (this.#state === 'building') this.#pending.add(no);
     this.#changed();
@@ -122,7 +129,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       return;
     }
     this.#flat.addPacked(nos, vectors);
-    for (let i = 0; i < nos.length; i++) this.#digest.add(nos[i]!, vectors.subarray(i * dim, (i + 1) * dim));
+    for (let i = 0; i < nos.length; i++) this.#digest.set(nos[i]!, vectors.subarray(i * dim, (i + 1) * dim));
     this.#changed();
   }
 
@@ -135,10 +142,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   remove(no: number): boolean {
-    const previous = this.#flat.get(no);
-    if (!previous) return false;
-    this.#flat.remove(no);
-    this.#digest.remove(no, previous);
+    if (!this.#flat.remove(no)) return false;
+    this.#digest.delete(no);
     this.#pending.delete(no);
     if (this.#hnsw?.has(no)) this.#guard(() => this.#hnsw!.remove(no));
     if (this.#state === 'ready' && this.#hnsw && this.#hnsw.deletedRatio > REBUILD_DELETED_RATIO) this.#restart('many removals');
@@ -288,7 +293,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     }
     this.#status.loadMs = now() - started;
     this.#status.source = 'bytes';
-    this.#state = 'ready';
+    this.#ready();
     this.#logger('info', `ann: HNSW restored from saved bytes in ${this.#status.loadMs.toFixed(1)} ms`, { vectors: this.#flat.size });
     this.#settle();
     return true;
@@ -354,12 +359,18 @@ export class AdaptiveVectorIndex implements VectorIndex {
       }
       this.#status.buildMs = now() - started;
       this.#status.source = 'build';
-      this.#state = 'ready';
+      this.#ready();
       this.#logger('info', `ann: HNSW built over ${this.#hnsw!.size} vectors in ${(this.#status.buildMs / 1000).toFixed(1)} s`, { vectors: this.#hnsw!.size });
       this.#save();
       this.#settle();
     };
     nextSlice(slice);
+  }
+
+  /** HNSW answers from now on; the flat scan is the fallback and stops keeping f32 copies HNSW and the store both hold. */
+  #ready(): void {
+    this.#state = 'ready';
+    if (this.#read !== null) this.#flat.release(this.#read);
   }
 
   #scheduleSave(): void {

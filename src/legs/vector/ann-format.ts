@@ -86,26 +86,49 @@ export function checksum(bytes: Uint8Array): number {
  * An order-independent fingerprint of a set of (no, vector) pairs, updated in O(dim) per change:
  * two 32-bit sums of per-entry hashes with different seeds. It stands for the store generation
  * of the vectors: equal digests mean the saved index was built from exactly these vectors.
+ * Each entry's hash is kept, so replacing or removing a vector needs only its number: a flat
+ * index that re-scores from the store (see `FlatVectorIndex.release`) no longer has the old
+ * vector once the store holds the new one.
  */
 export class VectorDigest {
   a = 0;
   b = 0;
+  /** Entry number → its pair's index in `#hashes`; freed indexes are reused. */
+  readonly #at = new Map<number, number>();
+  #hashes = new Uint32Array(0);
+  #free: number[] = [];
 
-  add(no: number, vector: Float32Array): void {
+  /** Adds the entry, or replaces the one `no` had. */
+  set(no: number, vector: Float32Array): void {
+    this.delete(no);
     const [x, y] = entryHash(no, vector);
     this.a = (this.a + x) >>> 0;
     this.b = (this.b + y) >>> 0;
+    const at = this.#free.pop() ?? this.#at.size;
+    if (2 * at + 2 > this.#hashes.length) {
+      const grown = new Uint32Array(Math.max(64, 2 * this.#hashes.length));
+      grown.set(this.#hashes);
+      this.#hashes = grown;
+    }
+    this.#hashes[2 * at] = x;
+    this.#hashes[2 * at + 1] = y;
+    this.#at.set(no, at);
   }
 
-  remove(no: number, vector: Float32Array): void {
-    const [x, y] = entryHash(no, vector);
-    this.a = (this.a - x) >>> 0;
-    this.b = (this.b - y) >>> 0;
+  delete(no: number): void {
+    const at = this.#at.get(no);
+    if (at === undefined) return;
+    this.a = (this.a - this.#hashes[2 * at]!) >>> 0;
+    this.b = (this.b - this.#hashes[2 * at + 1]!) >>> 0;
+    this.#at.delete(no);
+    this.#free.push(at);
   }
 
   reset(): void {
     this.a = 0;
     this.b = 0;
+    this.#at.clear();
+    this.#free = [];
   }
 
   equals(digest: readonly [number, number]): boolean {

@@ -1,10 +1,10 @@
 import { HybridMindError, invalid, show } from '../../errors.js';
 import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
-import type { Accept, Scored, VectorIndex, VectorKernelSource } from '../types.js';
+import type { Accept, Scored, VectorIndex, VectorKernelSource, VectorReader } from '../types.js';
 import { loadVectorKernel, type VectorKernel, type VectorKernelInstance } from './kernel.js';
 import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
-import { heapPush } from '../../util/top-heap.js';
-import { LITTLE_ENDIAN } from '../../util/endian.js';
+import { readLE, writeLE } from '../../util/endian.js';
+import { dotJs, selectTop } from './flat-scan.js';
 import { decodeQuantized, encodeQuantized, type QuantizedRun } from './quantized-snapshot.js';
 
 /** Options for `new FlatVectorIndex`. */
@@ -32,6 +32,8 @@ const PAGE = 65_536;
 const MAGIC = [0x48, 0x4d, 0x56, 0x46] as const;
 const VERSION = 1;
 const HEADER = 16;
+/** Vectors read from the store per batch when re-scoring without full-precision copies: 6 MB at 384-d. */
+const READ_BATCH = 4096;
 
 /**
  * Exact dense search: every vector is scored against the query, then a size-k heap keeps the best.
@@ -41,6 +43,7 @@ const HEADER = 16;
  *
  * The scan reads an i8 copy of the vectors (a quarter of the bytes) and re-scores in f32 only the
  * vectors its error bound cannot rule out (see `quantize.ts`), so results are the f32 scan's.
+ * After `release` it keeps only the i8 copy and re-scores from the store's vectors instead.
  *
  * @example
  * const index = await FlatVectorIndex.create(384);
@@ -50,17 +53,23 @@ const HEADER = 16;
 export class FlatVectorIndex implements VectorIndex {
   readonly kind: 'flat-wasm-simd' | 'flat-js';
   readonly dim: number;
-  readonly #wasm: VectorKernelInstance | null;
+  readonly #kernel: VectorKernel | null;
+  #wasm: VectorKernelInstance | null;
+  /** Where full-precision vectors are read from once this index stopped keeping them (`release`); null while it keeps them. */
+  #reader: VectorReader | null = null;
   /** Bytes per i8 vector. */
   readonly #stride: number;
   /**
-   * Byte offsets inside the wasm memory, laid out as
-   * [f32 query | i16 query | f32 vectors | i8 vectors | scores (f32, or i32 sums, or re-scored slots)].
+   * Byte offsets inside the wasm memory, laid out as [f32 query | i16 query | f32 vectors (none
+   * after `release`) | i8 vectors | scores (f32, or i32 sums, or re-scored slots) | f32 vectors read back].
    */
   readonly #query16Ptr: number;
   readonly #vectorPtr: number;
   #codesPtr = 0;
   #scorePtr = 0;
+  #readPtr = 0;
+  /** Vectors the read-back region holds. */
+  #readCapacity = 0;
   #capacity = 0;
   #size = 0;
   #slotToNo = new Int32Array(0);
@@ -78,6 +87,7 @@ export class FlatVectorIndex implements VectorIndex {
   #dots = new Int32Array(0);
   #query = new Float32Array(0);
   #query16 = new Int16Array(0);
+  #read = new Float32Array(0);
   /** The JS scan's one score when re-scoring slot by slot. */
   readonly #one = new Float32Array(1);
 
@@ -86,6 +96,7 @@ export class FlatVectorIndex implements VectorIndex {
     checkIntInRange('new FlatVectorIndex', 'dim', dim, 1, MAX_DIM);
     const capacity = checkIntInRange('new FlatVectorIndex', 'capacity', options.capacity ?? DEFAULT_CAPACITY, 1);
     this.dim = dim;
+    this.#kernel = kernel;
     this.#wasm = kernel === null ? null : kernel.instantiate();
     this.kind = this.#wasm === null ? 'flat-js' : 'flat-wasm-simd';
     this.#stride = strideOf(dim);
@@ -130,7 +141,7 @@ export class FlatVectorIndex implements VectorIndex {
       index.#noToSlot.set(no, slot);
     }
     readLE(bytes, HEADER + count * 4, index.#vectors, count * dim);
-    for (let slot = 0; slot < count; slot++) index.#quantize(slot);
+    for (let slot = 0; slot < count; slot++) index.#quantize(slot, index.#vectors.subarray(slot * dim, (slot + 1) * dim));
     index.#size = count;
     return index;
   }
@@ -149,8 +160,8 @@ export class FlatVectorIndex implements VectorIndex {
       this.#slotToNo[slot] = no;
       this.#noToSlot.set(no, slot);
     }
-    this.#vectors.set(vector, slot * this.dim);
-    this.#quantize(slot);
+    if (this.#reader === null) this.#vectors.set(vector, slot * this.dim);
+    this.#quantize(slot, vector);
   }
 
   /**
@@ -187,9 +198,9 @@ export class FlatVectorIndex implements VectorIndex {
     const spans = appended ? [[0, count, first]] : Array.from(slots, (slot, i) => [i, i + 1, slot]);
     for (const [from, to, slot] of spans as Array<[number, number, number]>) {
       const n = to - from;
-      this.#vectors.set(vectors.subarray(from * dim, to * dim), slot * dim);
+      if (this.#reader === null) this.#vectors.set(vectors.subarray(from * dim, to * dim), slot * dim);
       if (run === null) {
-        for (let j = 0; j < n; j++) this.#quantize(slot + j);
+        for (let j = 0; j < n; j++) this.#quantize(slot + j, vectors.subarray((from + j) * dim, (from + j + 1) * dim));
         continue;
       }
       this.#codes.set(run.codes.subarray((saved! + from) * stride, (saved! + to) * stride), slot * stride);
@@ -230,8 +241,8 @@ export class FlatVectorIndex implements VectorIndex {
     return at;
   }
 
-  #quantize(slot: number): void {
-    quantizeVector(this.#vectors.subarray(slot * this.dim, (slot + 1) * this.dim), this.#codes, slot * this.#stride, this.#stride, this.#meta, slot);
+  #quantize(slot: number, vector: Float32Array): void {
+    quantizeVector(vector, this.#codes, slot * this.#stride, this.#stride, this.#meta, slot);
     raiseCeiling(this.#ceiling, this.#meta, slot);
   }
 
@@ -242,7 +253,7 @@ export class FlatVectorIndex implements VectorIndex {
     if (slot !== last) {
       const dim = this.dim;
       const moved = this.#slotToNo[last]!;
-      this.#vectors.copyWithin(slot * dim, last * dim, (last + 1) * dim);
+      if (this.#reader === null) this.#vectors.copyWithin(slot * dim, last * dim, (last + 1) * dim);
       this.#codes.copyWithin(slot * this.#stride, last * this.#stride, (last + 1) * this.#stride);
       this.#meta.copyWithin(slot * META, last * META, (last + 1) * META);
       this.#slotToNo[slot] = moved;
@@ -260,7 +271,37 @@ export class FlatVectorIndex implements VectorIndex {
   get(no: number): Float32Array | undefined {
     const slot = this.#noToSlot.get(no);
     if (slot === undefined) return undefined;
-    return this.#vectors.slice(slot * this.dim, (slot + 1) * this.dim);
+    if (this.#reader === null) return this.#vectors.slice(slot * this.dim, (slot + 1) * this.dim);
+    const vector = new Float32Array(this.dim);
+    return this.#reader([no], vector) === 1 ? vector : undefined;
+  }
+
+  /**
+   * Stops keeping full-precision vectors: from here on `read` (the store's own copies) supplies
+   * what re-scoring needs, and only the i8 codes stay, a fifth of the bytes. Worth it when another
+   * index answers the queries (HNSW holds its own copy) and this scan is the rare fallback. With
+   * the SIMD kernel the codes move to a fresh instance, so the old memory (which cannot shrink)
+   * is freed. `clear` goes back to keeping vectors.
+   */
+  release(read: VectorReader): void {
+    if (this.#reader === null) this.#relayout(read, 'FlatVectorIndex.release');
+    else this.#reader = read;
+  }
+
+  /** True once `release` was called (and not undone by `clear`). */
+  get released(): boolean {
+    return this.#reader !== null;
+  }
+
+  /** Moves the codes into a layout with (`reader` null) or without room for f32 vectors. */
+  #relayout(reader: VectorReader | null, method: string): void {
+    const codes = this.#codes.slice(0, this.#size * this.#stride);
+    this.#reader = reader;
+    this.#readCapacity = 0;
+    if (this.#kernel !== null) this.#wasm = this.#kernel.instantiate();
+    this.#vectors = new Float32Array(0);
+    this.#reserve(this.#capacity, method, true);
+    this.#codes.set(codes);
   }
 
   /** Every id held, in storage order. */
@@ -284,8 +325,9 @@ export class FlatVectorIndex implements VectorIndex {
       if (this.#wasm === null) dotI8Js(this.#query16, this.#codes, n, this.#stride, this.#dots);
       else this.#wasm.dotI8(this.#query16Ptr, this.#codesPtr, n, this.#stride, this.#scorePtr);
       const slots = candidates(this.#dots, this.#meta, this.#ceiling, n, k, coded, this.#slotToNo, accept);
-      if (slots !== null) return this.#rescore(slots, k, accept);
+      if (slots !== null) return this.#reader === null ? this.#rescore(slots, k, accept) : this.#rescoreRead(slots, k, accept);
     }
+    if (this.#reader !== null) return this.#rescoreRead(this.#acceptedSlots(n, accept), k, undefined);
     if (this.#wasm === null) dotJs(this.#query, this.#vectors, n, this.dim, this.#scores);
     else this.#wasm.dot(0, this.#vectorPtr, n, this.dim, this.#scorePtr);
     return selectTop(this.#scores, this.#slotToNo, n, Math.min(k, n), accept);
@@ -312,17 +354,58 @@ export class FlatVectorIndex implements VectorIndex {
     return selectTop(scores, nos, count, Math.min(k, count), accept);
   }
 
-  /** Forgets every vector; the reserved capacity (and wasm memory, which cannot shrink) is kept. */
+  /**
+   * `#rescore` for a released index: the vectors of `slots` are read from the store a batch at a
+   * time into the read-back region and scored there by the same kernel, so the scores are the
+   * full scan's bits.
+   */
+  #rescoreRead(slots: ArrayLike<number>, k: number, accept: Accept | undefined): Scored[] {
+    const count = slots.length;
+    const dim = this.dim;
+    const nos = new Int32Array(count);
+    for (let i = 0; i < count; i++) nos[i] = this.#slotToNo[slots[i]!]!;
+    this.#reserveRead(Math.min(count, READ_BATCH));
+    for (let from = 0; from < count; from += READ_BATCH) {
+      const to = Math.min(count, from + READ_BATCH);
+      this.#reader!(Array.from(nos.subarray(from, to)), this.#read.subarray(0, (to - from) * dim));
+      if (this.#wasm === null) dotJs(this.#query, this.#read, to - from, dim, this.#scores.subarray(from, to));
+      else this.#wasm.dot(0, this.#readPtr, to - from, dim, this.#scorePtr + from * 4);
+    }
+    return selectTop(this.#scores, nos, count, Math.min(k, count), accept);
+  }
+
+  /** The slots `accept` lets through (every slot without it): what a released index re-scores when the int8 pass cannot narrow them. */
+  #acceptedSlots(n: number, accept: Accept | undefined): Int32Array {
+    const slots = new Int32Array(n);
+    let count = 0;
+    for (let slot = 0; slot < n; slot++) if (accept === undefined || accept(this.#slotToNo[slot]!)) slots[count++] = slot;
+    return slots.subarray(0, count);
+  }
+
+  /** Room for `count` vectors read back from the store. */
+  #reserveRead(count: number): void {
+    if (count <= this.#readCapacity) return;
+    this.#readCapacity = count;
+    if (this.#wasm === null) {
+      this.#read = new Float32Array(count * this.dim);
+      return;
+    }
+    this.#grow(this.#readPtr + count * this.dim * 4, 'FlatVectorIndex.search', `${count} vectors read back`);
+    this.#bind();
+  }
+
+  /** Forgets every vector; the reserved capacity (and wasm memory, which cannot shrink) is kept, and a released index keeps vectors again. */
   clear(): void {
     this.#offered = null;
     this.#size = 0;
     this.#noToSlot.clear();
     this.#ceiling.fill(0);
+    if (this.#reader !== null) this.#relayout(null, 'FlatVectorIndex.clear');
   }
 
-  /** Bytes reserved for vectors (f32 and i8, with their bounds), including spare capacity. */
+  /** Bytes reserved for vectors (f32 unless released, and i8 with their bounds), including spare capacity. */
   byteSize(): number {
-    return this.#capacity * (this.dim * 4 + this.#stride + META * 8);
+    return this.#capacity * ((this.#reader === null ? this.dim * 4 : 0) + this.#stride + META * 8) + this.#readCapacity * this.dim * 4;
   }
 
   /** "HMVF", version, dim, count (u32 LE), then `count` i32 ids and `count * dim` f32, all LE. */
@@ -335,7 +418,16 @@ export class FlatVectorIndex implements VectorIndex {
     view.setUint32(8, this.dim, true);
     view.setUint32(12, n, true);
     writeLE(out, HEADER, this.#slotToNo, n);
-    writeLE(out, HEADER + n * 4, this.#vectors, n * this.dim);
+    if (this.#reader === null) {
+      writeLE(out, HEADER + n * 4, this.#vectors, n * this.dim);
+      return out;
+    }
+    const batch = new Float32Array(Math.min(n, READ_BATCH) * this.dim);
+    for (let from = 0; from < n; from += READ_BATCH) {
+      const to = Math.min(n, from + READ_BATCH);
+      this.#reader(Array.from(this.#slotToNo.subarray(from, to)), batch.subarray(0, (to - from) * this.dim));
+      writeLE(out, HEADER + n * 4 + from * this.dim * 4, batch, (to - from) * this.dim);
+    }
     return out;
   }
 
@@ -346,18 +438,22 @@ export class FlatVectorIndex implements VectorIndex {
     }
   }
 
-  /** Grows every slot-indexed array to `capacity`, keeping the first `size` slots. */
-  #reserve(capacity: number, method: string): void {
+  /**
+   * Grows every slot-indexed array to `capacity`, keeping the first `size` slots. `fresh`: the
+   * kernel instance is new, so there are no codes in its memory to move (the caller sets them).
+   */
+  #reserve(capacity: number, method: string, fresh = false): void {
     const dim = this.dim;
     const stride = this.#stride;
+    const resident = this.#reader === null;
     const slotToNo = new Int32Array(capacity);
     slotToNo.set(this.#slotToNo.subarray(0, this.#size));
     const meta = new Float64Array(capacity * META);
     meta.set(this.#meta.subarray(0, this.#size * META));
     this.#meta = meta;
     if (this.#wasm === null) {
-      const vectors = new Float32Array(capacity * dim);
-      vectors.set(this.#vectors.subarray(0, this.#size * dim));
+      const vectors = new Float32Array(resident ? capacity * dim : 0);
+      if (resident) vectors.set(this.#vectors.subarray(0, this.#size * dim));
       this.#vectors = vectors;
       const codes = new Int8Array(capacity * stride);
       codes.set(this.#codes.subarray(0, this.#size * stride));
@@ -368,33 +464,45 @@ export class FlatVectorIndex implements VectorIndex {
       if (this.#query16.length !== stride) this.#query16 = new Int16Array(stride);
     } else {
       // The f32 vectors stay where they are; the i8 copy moves up past them, the scores past it.
-      const codesPtr = this.#vectorPtr + align16(capacity * dim * 4);
+      const codesPtr = this.#vectorPtr + align16(resident ? capacity * dim * 4 : 0);
       const scorePtr = codesPtr + capacity * stride;
-      const needed = scorePtr + capacity * 4;
-      const memory = this.#wasm.memory;
-      const have = memory.buffer.byteLength;
-      if (needed > have) {
-        try {
-          memory.grow(Math.ceil((needed - have) / PAGE));
-        } catch (cause) {
-          throw new HybridMindError('STORAGE', method, `cannot grow WebAssembly memory to ${needed} bytes for ${capacity} vectors`, { cause });
-        }
-      }
-      // `grow` detaches the old buffer, so every view is re-created over the new one.
-      const buffer = memory.buffer;
+      const readPtr = align16(scorePtr + capacity * 4);
+      this.#grow(readPtr + this.#readCapacity * dim * 4, method, `${capacity} vectors`);
       // Moving up into the grown region: copyWithin copies as if through a buffer, so overlap is safe.
-      if (this.#size > 0) new Int8Array(buffer).copyWithin(codesPtr, this.#codesPtr, this.#codesPtr + this.#size * stride);
-      this.#query = new Float32Array(buffer, 0, dim);
-      this.#query16 = new Int16Array(buffer, this.#query16Ptr, stride);
-      this.#vectors = new Float32Array(buffer, this.#vectorPtr, capacity * dim);
-      this.#codes = new Int8Array(buffer, codesPtr, capacity * stride);
-      this.#scores = new Float32Array(buffer, scorePtr, capacity);
-      this.#dots = new Int32Array(buffer, scorePtr, capacity);
+      if (this.#size > 0 && !fresh) new Int8Array(this.#wasm.memory.buffer).copyWithin(codesPtr, this.#codesPtr, this.#codesPtr + this.#size * stride);
       this.#codesPtr = codesPtr;
       this.#scorePtr = scorePtr;
+      this.#readPtr = readPtr;
     }
     this.#slotToNo = slotToNo;
     this.#capacity = capacity;
+    if (this.#wasm !== null) this.#bind();
+  }
+
+  /** Grows the kernel's memory to at least `needed` bytes. */
+  #grow(needed: number, method: string, what: string): void {
+    const memory = this.#wasm!.memory;
+    const have = memory.buffer.byteLength;
+    if (needed <= have) return;
+    try {
+      memory.grow(Math.ceil((needed - have) / PAGE));
+    } catch (cause) {
+      throw new HybridMindError('STORAGE', method, `cannot grow WebAssembly memory to ${needed} bytes for ${what}`, { cause });
+    }
+  }
+
+  /** Views over the kernel's memory; `grow` detaches the old buffer, so they are made again after every growth. */
+  #bind(): void {
+    const buffer = this.#wasm!.memory.buffer;
+    const dim = this.dim;
+    const capacity = this.#capacity;
+    this.#query = new Float32Array(buffer, 0, dim);
+    this.#query16 = new Int16Array(buffer, this.#query16Ptr, this.#stride);
+    this.#vectors = new Float32Array(buffer, this.#vectorPtr, this.#reader === null ? capacity * dim : 0);
+    this.#codes = new Int8Array(buffer, this.#codesPtr, capacity * this.#stride);
+    this.#scores = new Float32Array(buffer, this.#scorePtr, capacity);
+    this.#dots = new Int32Array(buffer, this.#scorePtr, capacity);
+    this.#read = new Float32Array(buffer, this.#readPtr, this.#readCapacity * dim);
   }
 }
 
@@ -412,69 +520,4 @@ function isKernel(value: VectorKernel | VectorKernelSource | undefined): value i
 
 function align16(bytes: number): number {
   return (bytes + 15) & ~15;
-}
-
-/** The fallback scan; four partial sums break the add dependency chain, as in the wasm kernel. */
-function dotJs(query: Float32Array, vectors: Float32Array, n: number, dim: number, out: Float32Array, first = 0): void {
-  const dim4 = dim & ~3;
-  for (let i = 0, base = first * dim; i < n; i++, base += dim) {
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let j = 0;
-    for (; j < dim4; j += 4) {
-      const b = base + j;
-      s0 += query[j]! * vectors[b]!;
-      s1 += query[j + 1]! * vectors[b + 1]!;
-      s2 += query[j + 2]! * vectors[b + 2]!;
-      s3 += query[j + 3]! * vectors[b + 3]!;
-    }
-    for (; j < dim; j++) s0 += query[j]! * vectors[base + j]!;
-    out[i] = s0 + s1 + s2 + s3;
-  }
-}
-
-/**
- * Best `k` of the first `n` scores with a binary min-heap whose root is the worst kept candidate
- * (lowest score; on equal scores the larger `no`), so the order is total and results deterministic.
- */
-function selectTop(scores: Float32Array, nos: Int32Array, n: number, k: number, accept: Accept | undefined): Scored[] {
-  const hs = new Float64Array(k);
-  const hn = new Int32Array(k);
-  let size = 0;
-  for (let slot = 0; slot < n; slot++) {
-    let score = scores[slot]!;
-    if (score !== score) score = -Infinity; // NaN would break the heap order
-    const no = nos[slot]!;
-    if (size === k && !(score > hs[0]! || (score === hs[0]! && no < hn[0]!))) continue;
-    if (accept !== undefined && !accept(no)) continue;
-    size = heapPush(hs, hn, size, k, score, no);
-  }
-  const out: Scored[] = [];
-  for (let i = 0; i < size; i++) out.push({ no: hn[i]!, score: hs[i]! });
-  return out.sort((a, b) => b.score - a.score || a.no - b.no);
-}
-
-function writeLE(target: Uint8Array, offset: number, source: Int32Array | Float32Array, count: number): void {
-  if (LITTLE_ENDIAN) {
-    target.set(new Uint8Array(source.buffer, source.byteOffset, count * 4), offset);
-    return;
-  }
-  const view = new DataView(target.buffer, target.byteOffset + offset, count * 4);
-  const int = source instanceof Int32Array;
-  for (let i = 0; i < count; i++) {
-    if (int) view.setInt32(i * 4, source[i]!, true);
-    else view.setFloat32(i * 4, source[i]!, true);
-  }
-}
-
-function readLE(source: Uint8Array, offset: number, target: Int32Array | Float32Array, count: number): void {
-  if (LITTLE_ENDIAN) {
-    new Uint8Array(target.buffer, target.byteOffset, count * 4).set(source.subarray(offset, offset + count * 4));
-    return;
-  }
-  const view = new DataView(source.buffer, source.byteOffset + offset, count * 4);
-  const int = target instanceof Int32Array;
-  for (let i = 0; i < count; i++) target[i] = int ? view.getInt32(i * 4, true) : view.getFloat32(i * 4, true);
 }

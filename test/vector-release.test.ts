@@ -1,0 +1,207 @@
+/**
+ * A flat index that stopped keeping f32 vectors (`release`) re-scores from the store's copies:
+ * every answer must be the one an index keeping them gives, through later writes, growth, the
+ * fallbacks the int8 pass cannot narrow, and back after `clear`.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
+import { VectorDigest } from '../src/legs/vector/ann-format.js';
+import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
+import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
+import type { VectorReader } from '../src/legs/types.js';
+import { HybridMemory } from '../src/index.js';
+import { clusteredVectors } from './support/clustered-vectors.js';
+import { rng } from './support/random.js';
+
+let kernel: VectorKernel;
+beforeAll(async () => {
+  const loaded = await loadVectorKernel();
+  if (loaded === null) throw new Error('the SIMD kernel must load in Node 20');
+  kernel = loaded;
+});
+
+/** The store's vectors by number, and a reader over them that counts what it was asked for. */
+function store(dim: number): { vectors: Map<number, Float32Array>; read: VectorReader; asked: () => number } {
+  const vectors = new Map<number, Float32Array>();
+  let asked = 0;
+  const read: VectorReader = (nos, into) => {
+    asked += nos.length;
+    let found = 0;
+    nos.forEach((no, i) => {
+      const v = vectors.get(no);
+      if (v) {
+        into.set(v, i * dim);
+        found++;
+      } else {
+        into.fill(Number.NaN, i * dim, (i + 1) * dim);
+      }
+    });
+    return found;
+  };
+  return { vectors, read, asked: () => asked };
+}
+
+const paths = [
+  { name: 'wasm', make: (dim: number) => new FlatVectorIndex(dim, kernel, { capacity: 16 }) },
+  { name: 'js', make: (dim: number) => new FlatVectorIndex(dim, null, { capacity: 16 }) },
+] as const;
+
+describe.each(paths)('a released flat index ($name)', ({ make }) => {
+  it.each([384, 37])('answers as one that keeps its vectors, through writes and growth, at dim %i', (dim) => {
+    const all = clusteredVectors(700, { dim, seed: dim });
+    const queries = clusteredVectors(12, { dim, seed: dim + 1 });
+    const { vectors, read, asked } = store(dim);
+    const kept = make(dim);
+    const released = make(dim);
+    const put = (no: number, v: Float32Array) => {
+      vectors.set(no, v);
+      kept.add(no, v);
+      released.add(no, v);
+    };
+    const drop = (no: number) => {
+      vectors.delete(no);
+      expect(released.remove(no)).toBe(kept.remove(no));
+    };
+    const same = () => {
+      for (const q of queries) {
+        for (const k of [1, 10, 100, kept.size + 5]) expect(released.search(q, k)).toEqual(kept.search(q, k));
+        const even = (no: number) => no % 2 === 0;
+        expect(released.search(q, 10, even)).toEqual(kept.search(q, 10, even));
+        // Fewer accepted than k: the int8 pass cannot narrow, every accepted vector is read.
+        const few = (no: number) => no % 97 === 1;
+        expect(released.search(q, 10, few)).toEqual(kept.search(q, 10, few));
+      }
+    };
+    all.slice(0, 300).forEach((v, i) => put(i * 2 + 1, v));
+    released.release(read);
+    expect(released.released).toBe(true);
+    expect(released.byteSize()).toBeLessThan(kept.byteSize());
+    same();
+    expect(asked()).toBeGreaterThan(0);
+    // Growing past the capacity, replacing and removing, all while released.
+    all.slice(300).forEach((v, i) => put(1000 + i, v));
+    put(1, all[650]!);
+    put(3, all[651]!);
+    for (const no of [5, 7, 1003, 1399]) drop(no);
+    same();
+    expect(released.get(3)).toEqual(kept.get(3));
+    expect(released.get(5)).toBeUndefined();
+    expect(released.save()).toEqual(kept.save());
+    released.clear();
+    kept.clear();
+    expect(released.released).toBe(false);
+    const before = asked();
+    all.slice(0, 50).forEach((v, i) => put(i, v));
+    same();
+    expect(asked()).toBe(before);
+  });
+
+  it('scores a number the store no longer holds last, as a NaN vector', () => {
+    const dim = 384;
+    const all = clusteredVectors(40, { dim, seed: 3 });
+    const { vectors, read } = store(dim);
+    const index = make(dim);
+    all.forEach((v, no) => {
+      vectors.set(no, v);
+      index.add(no, v);
+    });
+    index.release(read);
+    vectors.delete(0);
+    const hits = index.search(all[0]!, 40);
+    expect(hits).toHaveLength(40);
+    expect(hits.at(-1)).toEqual({ no: 0, score: -Infinity });
+  });
+});
+
+describe('VectorDigest', () => {
+  it('equals the digest built afresh from what is left, whatever was replaced or removed', () => {
+    const next = rng(11);
+    const pool = clusteredVectors(60, { dim: 8, seed: 5 });
+    const live = new Map<number, Float32Array>();
+    const digest = new VectorDigest();
+    for (let step = 0; step < 2000; step++) {
+      const no = Math.floor(next() * 40);
+      if (next() < 0.3) {
+        digest.delete(no);
+        live.delete(no);
+      } else {
+        const v = pool[Math.floor(next() * pool.length)]!;
+        digest.set(no, v);
+        live.set(no, v);
+      }
+    }
+    const fresh = new VectorDigest();
+    for (const [no, v] of [...live].reverse()) fresh.set(no, v);
+    expect([digest.a, digest.b]).toEqual([fresh.a, fresh.b]);
+    digest.reset();
+    expect([digest.a, digest.b]).toEqual([0, 0]);
+  });
+});
+
+describe('AdaptiveVectorIndex with the store to read from', () => {
+  it('drops the flat f32 copies once HNSW serves, answers filtered queries exactly and saves a digest a reopen accepts', async () => {
+    const dim = 384;
+    const all = clusteredVectors(500, { dim, seed: 41 });
+    const { vectors, read } = store(dim);
+    let saved: Uint8Array | null = null;
+    const bytes = { read: () => saved, write: (b: Uint8Array) => void (saved = b) };
+    const flat = new FlatVectorIndex(dim, kernel);
+    const index = new AdaptiveVectorIndex(flat, { threshold: 200, saveDelayMs: 0 }, { store: bytes, read });
+    all.slice(0, 400).forEach((v, no) => {
+      vectors.set(no, v);
+      index.add(no, v);
+    });
+    await index.whenIndexed();
+    expect(index.status()).toMatchObject({ state: 'ready', source: 'build' });
+    expect(flat.released).toBe(true);
+    // Replaced and removed while released: the digest must still match the vectors held.
+    for (const [no, v] of [[3, all[450]!], [4, all[451]!]] as const) {
+      vectors.set(no, v);
+      index.add(no, v);
+    }
+    for (const no of [10, 11]) {
+      vectors.delete(no);
+      index.remove(no);
+    }
+    const exact = new FlatVectorIndex(dim, kernel);
+    for (const [no, v] of vectors) exact.add(no, v);
+    // Eight memories pass: HNSW cannot fill k = 10, so the released flat scan answers.
+    const rare = (no: number) => no % 50 === 7;
+    for (const q of all.slice(480, 490)) {
+      const hits = index.search(q, 10, rare);
+      expect(hits).toHaveLength(8);
+      expect(hits).toEqual(exact.search(q, 10, rare));
+    }
+    index.close();
+    expect(saved).not.toBeNull();
+
+    const reopened = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200 }, { store: bytes, read });
+    for (const [no, v] of [...vectors].sort((a, b) => a[0] - b[0])) reopened.add(no, v);
+    await reopened.whenIndexed();
+    expect(reopened.status()).toMatchObject({ state: 'ready', source: 'bytes' });
+    reopened.dispose();
+  });
+});
+
+describe('HybridMemory once HNSW serves', () => {
+  it('re-scores from SQLite: a filter HNSW cannot satisfy gets the exact answer', async () => {
+    const all = clusteredVectors(300, { seed: 51 });
+    const items = all.map((embedding, i) => ({ id: `m${i}`, text: `memory number ${i}`, embedding, domain: i % 60 === 0 ? 'rare' : 'common' }));
+    const logs: string[] = [];
+    const withAnn = await HybridMemory.open({ embedder: null, ann: { threshold: 200 }, logger: (_l, m) => logs.push(m) });
+    const exact = await HybridMemory.open({ embedder: null, ann: false });
+    await withAnn.storeMany(items);
+    await exact.storeMany(items);
+    while (!logs.some((m) => m.includes('HNSW built') || m.includes('HNSW disabled'))) await new Promise((r) => setTimeout(r, 20));
+    expect(logs.some((m) => m.includes('HNSW built over 300'))).toBe(true);
+    for (const q of [all[17]!, all[120]!]) {
+      // Five memories are 'rare': HNSW cannot fill k = 10, so the flat scan answers from SQLite's vectors.
+      const options = { mode: 'vector' as const, queryEmbedding: q, k: 10, filter: { domain: 'rare' } };
+      const got = await withAnn.recall('anything', options);
+      expect(got.map((h) => [h.id, h.score])).toEqual((await exact.recall('anything', options)).map((h) => [h.id, h.score]));
+      expect(got).toHaveLength(5);
+    }
+    await withAnn.close();
+    await exact.close();
+  });
+});
