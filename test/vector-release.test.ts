@@ -3,7 +3,7 @@
  * every answer must be the one an index keeping them gives, through later writes, growth, the
  * fallbacks the int8 pass cannot narrow, and back after `clear`.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { VectorDigest } from '../src/legs/vector/ann-format.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
@@ -203,5 +203,29 @@ describe('HybridMemory once HNSW serves', () => {
     }
     await withAnn.close();
     await exact.close();
+  });
+});
+
+describe('AdaptiveVectorIndex at an open', () => {
+  it('takes every packed chunk in bulk, also those after the threshold started loading HNSW', async () => {
+    const dim = 384;
+    const all = clusteredVectors(400, { dim, seed: 61 });
+    const flat = new FlatVectorIndex(dim, kernel);
+    const index = new AdaptiveVectorIndex(flat, { threshold: 100 });
+    const packed = vi.spyOn(flat, 'addPacked');
+    const single = vi.spyOn(flat, 'add');
+    for (let from = 0; from < all.length; from += 50) {
+      const chunk = all.slice(from, from + 50);
+      const vectors = new Float32Array(chunk.length * dim);
+      chunk.forEach((v, i) => vectors.set(v, i * dim));
+      index.addPacked(Int32Array.from(chunk, (_, i) => from + i), vectors);
+    }
+    expect(index.status().state).toBe('loading');
+    expect(packed).toHaveBeenCalledTimes(8);
+    expect(single).not.toHaveBeenCalled();
+    await index.whenIndexed();
+    expect(index.status()).toMatchObject({ state: 'ready', indexed: 400 });
+    expect(index.search(all[123]!, 1)[0]!.no).toBe(123);
+    index.dispose();
   });
 });

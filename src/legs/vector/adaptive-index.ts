@@ -119,11 +119,16 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#changed();
   }
 
-  /** {@link VectorIndex.addPacked}: in bulk while no HNSW graph needs each vector (an open), else one `add` each. */
+  /**
+   * {@link VectorIndex.addPacked}: in bulk while no HNSW graph needs each vector (an open), else
+   * one `add` each. 'loading' counts as none: an open passing the threshold starts loading the
+   * library, and the restore or build that follows reads what is held by then; taking that for a
+   * graph sent the rest of a 100k open through `add` one vector at a time, quantizing each again.
+   */
   addPacked(nos: ArrayLike<number>, vectors: Float32Array): void {
     const dim = this.dim;
     checkPacked('AdaptiveVectorIndex.addPacked', nos, vectors, dim);
-    const fresh = this.#state === 'off' && this.#hnsw === null && Array.prototype.every.call(nos, (no: number) => !this.#flat.has(no));
+    const fresh = (this.#state === 'off' || this.#state === 'loading') && this.#hnsw === null && Array.prototype.every.call(nos, (no: number) => !this.#flat.has(no));
     if (!fresh) {
       for (let i = 0; i < nos.length; i++) this.add(nos[i]!, vectors.subarray(i * dim, (i + 1) * dim));
       return;
@@ -262,9 +267,15 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#loadLibrary().then(
       (lib) => {
         if (epoch !== this.#epoch) return;
-        // Nothing awaits this promise: reading the saved bytes from storage may fail, and that must reach the logger.
-        this.#guard(() => {
-          if (!this.#restore(lib)) this.#build(lib, epoch);
+        // Restoring reads, checks and parses the whole saved graph (about 1 s at 100k vectors), so
+        // it waits for what is already queued: a store's first query after an open is answered by
+        // the exact scan instead of behind the restore.
+        nextSlice(() => {
+          if (epoch !== this.#epoch) return;
+          // Nothing awaits this: reading the saved bytes from storage may fail, and that must reach the logger.
+          this.#guard(() => {
+            if (!this.#restore(lib)) this.#build(lib, epoch);
+          });
         });
       },
       (error: unknown) => {

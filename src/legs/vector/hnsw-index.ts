@@ -87,7 +87,8 @@ export class HnswVectorIndex implements VectorIndex {
     let native: HnswNative;
     try {
       native = new lib.HierarchicalNSW('ip', dim, '');
-      lib.fs.writeFile(`${HNSW_DIR}/${file}`, bytes);
+      // The file only lives through readIndex: lending it the bytes saves a copy (160 MB at 100k vectors).
+      lib.fs.writeFile(`${HNSW_DIR}/${file}`, bytes, { canOwn: true });
       try {
         native.readIndex(file, capacity);
       } finally {

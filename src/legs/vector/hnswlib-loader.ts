@@ -21,7 +21,8 @@ export interface HnswNative {
 interface EmscriptenFs {
   mkdir(path: string): void;
   readFile(path: string): Uint8Array;
-  writeFile(path: string, data: Uint8Array): void;
+  /** `canOwn`: the file takes `data` itself instead of a copy (it must not change while the file exists). */
+  writeFile(path: string, data: Uint8Array, options?: { canOwn?: boolean }): void;
   unlink(path: string): void;
   analyzePath(path: string): { exists: boolean };
 }
