@@ -115,7 +115,11 @@ async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeRes
   const results = runs.map((r) => pooled(r.map((x) => x.result)));
   const loads = runs.map((r): [number, number] => [r[0]!.load[0], r[r.length - 1]!.load[1]]);
 
-  const base = results.find((r) => r.system === 'baseline')?.memory.rss ?? null;
+  // Over the baseline round by round, then the median: the baseline's own RSS moves with its GC,
+  // and a difference of medians once put a small process below it.
+  const b = wanted.findIndex((s) => s.name === 'baseline');
+  const overBaseline = (i: number): number | null =>
+    b < 0 ? null : quantile(runs[i]!.map((x, round) => x.result.memory.rss - runs[b]![round]!.result.memory.rss).sort((x, y) => x - y), 0.5);
   const truth = exact.map((e) => new Set(e.map((x) => x.id)));
   return {
     n,
@@ -123,7 +127,7 @@ async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeRes
     terms,
     rounds,
     modes: results.flatMap((r) => modeResults(r, truth)),
-    systems: results.map((r, i) => systemResult(n, r, base, loads[i]!)),
+    systems: results.map((r, i) => systemResult(n, r, overBaseline(i), loads[i]!)),
   };
 }
 
@@ -166,15 +170,15 @@ export function modeResults(r: ChildResult, truth: ReadonlyArray<ReadonlySet<str
   }));
 }
 
-/** A child's build, memory and persistence figures; `base` is the baseline process's RSS, when one ran. */
-export function systemResult(n: number, r: ChildResult, base: number | null, load: [number, number]): SystemResult {
+/** A child's build, memory and persistence figures; `overBaseline` its RSS less the baseline process's, when one ran. */
+export function systemResult(n: number, r: ChildResult, overBaseline: number | null, load: [number, number]): SystemResult {
   return {
     name: r.system,
     config: r.config,
     buildMs: r.buildMs,
     readyMs: r.readyMs,
     ingestPerSec: n / (r.buildMs / 1000),
-    memory: { ...r.memory, rssOverBaseline: base === null ? null : r.memory.rss - base },
+    memory: { ...r.memory, rssOverBaseline: overBaseline },
     persistedBytes: r.persistedBytes,
     coldOpenMs: r.coldOpenMs,
     load,
