@@ -115,11 +115,8 @@ async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeRes
   const results = runs.map((r) => pooled(r.map((x) => x.result)));
   const loads = runs.map((r): [number, number] => [r[0]!.load[0], r[r.length - 1]!.load[1]]);
 
-  // Over the baseline round by round, then the median: the baseline's own RSS moves with its GC,
-  // and a difference of medians once put a small process below it.
   const b = wanted.findIndex((s) => s.name === 'baseline');
-  const overBaseline = (i: number): number | null =>
-    b < 0 ? null : quantile(runs[i]!.map((x, round) => x.result.memory.rss - runs[b]![round]!.result.memory.rss).sort((x, y) => x - y), 0.5);
+  const overBaseline = (i: number): number | null => (b < 0 ? null : rssOverBaseline(runs[i]!.map((x) => x.result), runs[b]!.map((x) => x.result)));
   const truth = exact.map((e) => new Set(e.map((x) => x.id)));
   return {
     n,
@@ -157,6 +154,14 @@ export function pooled(rounds: readonly ChildResult[]): ChildResult {
     modes: first.modes.map((m, i) => ({ ...m, latencyMs: rounds.flatMap((r) => r.modes[i]!.latencyMs) })),
     notes: [...new Set(rounds.flatMap((r) => r.notes))],
   };
+}
+
+/**
+ * A system's RSS less the baseline's, round by round, then the median: the baseline's own RSS
+ * moves with its GC, and a difference of medians once put a small process below it.
+ */
+export function rssOverBaseline(rounds: readonly ChildResult[], baseline: readonly ChildResult[]): number {
+  return quantile(rounds.map((r, i) => r.memory.rss - baseline[i]!.memory.rss).sort((x, y) => x - y), 0.5);
 }
 
 /** A child's modes as the report shows them; vector modes get recall@10 against `truth` (per query, the exact top-10 ids). */
