@@ -1,6 +1,7 @@
 import type { EntityLeg, GraphLeg, LegFactory, LexicalIndex, VectorIndex } from '../legs/types.js';
 import type { Logger } from '../logger.js';
 import { sqlAnnStore } from '../storage/ann-store.js';
+import { readVectorsByNo } from '../storage/bulk-read.js';
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
@@ -54,7 +55,7 @@ export class Indexes implements RecallParts {
   }
 
   #createVectorIndex(dim: number): VectorIndex {
-    return this.#legs.vector(dim, sqlAnnStore(this.repository.db), (nos, into) => this.repository.readVectorsInto(nos, into));
+    return this.#legs.vector(dim, sqlAnnStore(this.repository.db), (nos, into) => readVectorsByNo(this.repository.db, nos, into));
   }
 
   /** Saves what background indexing has not saved yet and stops it (before the database closes). */

@@ -8,6 +8,7 @@
  * columns hold what JSON cannot carry (a blob where text belongs: only a crafted or damaged file)
  * makes them throw; the caller then reads row by row as before.
  */
+import { HybridMindError } from '../errors.js';
 import type { SqlDriver, SqlValue } from './driver.js';
 import { blobToVector, type EdgeRow, type MemoryRow } from './repository.js';
 
@@ -102,4 +103,29 @@ export function readVectors(db: SqlDriver, width: number, add: (nos: number[], v
       from = nos[n - 1]! + 1;
     });
   }
+}
+
+/**
+ * The stored vectors of `nos`, back to back in `into` in the order asked (the `vector` column, the
+ * index's own form); a number without one gets NaN. Returns how many were found. One statement
+ * for any count, the blobs concatenated as `readVectors` does: what a dense index that no longer
+ * holds float32 copies re-scores from.
+ */
+export function readVectorsByNo(db: SqlDriver, nos: readonly number[], into: Float32Array): number {
+  if (nos.length === 0) return 0;
+  const dim = into.length / nos.length;
+  const [row] = db.all<{ nos: string; bytes: Uint8Array | null }>(
+    "SELECT json_group_array(no) AS nos, CAST(group_concat(vector, '') AS BLOB) AS bytes FROM (SELECT no, vector FROM vectors WHERE no IN (SELECT value FROM json_each(?)) ORDER BY no)",
+    [JSON.stringify(nos)],
+  );
+  const found = JSON.parse(row?.nos ?? '[]') as number[];
+  const bytes = row?.bytes ?? new Uint8Array(0);
+  if (bytes.byteLength !== found.length * dim * 4) {
+    throw new HybridMindError('CORRUPT', 'readVectors', `the vectors of ${found.length} memories take ${bytes.byteLength} bytes, not ${found.length} × ${dim * 4}`);
+  }
+  const vectors = blobToVector(bytes);
+  const position = new Map(nos.map((no, i) => [no, i]));
+  into.fill(Number.NaN);
+  found.forEach((no, j) => into.set(vectors.subarray(j * dim, (j + 1) * dim), position.get(no)! * dim));
+  return found.length;
 }

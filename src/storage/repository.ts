@@ -174,31 +174,6 @@ export class Repository {
     return row && blobToVector(row.v);
   }
 
-  /**
-   * The stored vectors of `nos`, back to back in `into` in the order asked (the index's own form,
-   * the `vector` column); a number without one gets NaN. Returns how many were found. One
-   * statement for any count, the blobs concatenated by SQLite as at open (bulk-read.ts): through
-   * the WASM binding each row would cost a round of calls.
-   */
-  readVectorsInto(nos: readonly number[], into: Float32Array): number {
-    if (nos.length === 0) return 0;
-    const dim = into.length / nos.length;
-    const [row] = this.db.all<{ nos: string; bytes: Uint8Array | null }>(
-      "SELECT json_group_array(no) AS nos, CAST(group_concat(vector, '') AS BLOB) AS bytes FROM (SELECT no, vector FROM vectors WHERE no IN (SELECT value FROM json_each(?)) ORDER BY no)",
-      [JSON.stringify(nos)],
-    );
-    const found = JSON.parse(row?.nos ?? '[]') as number[];
-    const bytes = row?.bytes ?? new Uint8Array(0);
-    if (bytes.byteLength !== found.length * dim * 4) {
-      throw new HybridMindError('CORRUPT', 'readVectors', `the vectors of ${found.length} memories take ${bytes.byteLength} bytes, not ${found.length} × ${dim * 4}`);
-    }
-    const vectors = blobToVector(bytes);
-    const position = new Map(nos.map((no, i) => [no, i]));
-    into.fill(Number.NaN);
-    found.forEach((no, j) => into.set(vectors.subarray(j * dim, (j + 1) * dim), position.get(no)! * dim));
-    return found.length;
-  }
-
   deleteVector(no: number): void {
     this.db.exec('DELETE FROM vectors WHERE no = ?', [no]);
   }

@@ -1,9 +1,9 @@
-import { HybridMindError, invalid, show } from '../../errors.js';
+import { HybridMindError, show } from '../../errors.js';
 import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
 import type { Accept, Scored, VectorIndex, VectorKernelSource, VectorReader } from '../types.js';
 import { loadVectorKernel, type VectorKernel, type VectorKernelInstance } from './kernel.js';
 import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
-import { readLE, writeLE } from '../../util/endian.js';
+import { decodeFlat, encodeFlat } from './flat-snapshot.js';
 import { dotJs, selectTop } from './flat-scan.js';
 import { decodeQuantized, encodeQuantized, type QuantizedRun } from './quantized-snapshot.js';
 
@@ -28,10 +28,6 @@ const DEFAULT_CAPACITY = 256;
 const MAX_DIM = 65_536;
 const MAX_NO = 0x7fff_ffff;
 const PAGE = 65_536;
-/** Snapshot header: "HMVF", then format version, dim and count as little-endian u32. */
-const MAGIC = [0x48, 0x4d, 0x56, 0x46] as const;
-const VERSION = 1;
-const HEADER = 16;
 /** Vectors read from the store per batch when re-scoring without full-precision copies: 6 MB at 384-d. */
 const READ_BATCH = 4096;
 
@@ -116,31 +112,21 @@ export class FlatVectorIndex implements VectorIndex {
   /** Restores `save()` output; any inconsistency is a `CORRUPT` error, never a partial index. */
   static load(bytes: Uint8Array, kernel: VectorKernel | null): FlatVectorIndex {
     const method = 'FlatVectorIndex.load';
-    if (!(bytes instanceof Uint8Array)) throw invalid(method, 'bytes must be a Uint8Array', bytes);
-    const corrupt = (what: string) => new HybridMindError('CORRUPT', method, what);
-    if (bytes.length < HEADER) throw corrupt(`snapshot is ${bytes.length} bytes, shorter than its ${HEADER}-byte header`);
-    if (MAGIC.some((byte, i) => bytes[i] !== byte)) {
-      throw corrupt(`not a flat vector snapshot, magic ${show(String.fromCharCode(...bytes.subarray(0, 4)))}`);
-    }
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const version = view.getUint32(4, true);
-    const dim = view.getUint32(8, true);
-    const count = view.getUint32(12, true);
-    if (version !== VERSION) throw corrupt(`unsupported format version ${version}, expected ${VERSION}`);
-    if (dim < 1 || dim > MAX_DIM) throw corrupt(`dimension ${dim} is outside [1, ${MAX_DIM}]`);
-    const expected = HEADER + count * 4 * (1 + dim);
-    if (bytes.length !== expected) {
-      throw corrupt(`${count} vectors of dimension ${dim} need ${expected} bytes, received ${bytes.length}`);
-    }
-    const index = new FlatVectorIndex(dim, kernel, { capacity: count || DEFAULT_CAPACITY });
-    readLE(bytes, HEADER, index.#slotToNo, count);
+    let loaded: FlatVectorIndex | null = null;
+    let count = 0;
+    decodeFlat(method, bytes, MAX_DIM, (dim, n) => {
+      const index = new FlatVectorIndex(dim, kernel, { capacity: n || DEFAULT_CAPACITY });
+      [loaded, count] = [index, n];
+      return { nos: index.#slotToNo, vectors: index.#vectors };
+    });
+    const index = loaded!;
     for (let slot = 0; slot < count; slot++) {
       const no = index.#slotToNo[slot]!;
-      if (no < 0) throw corrupt(`negative id ${no} at slot ${slot}`);
-      if (index.#noToSlot.has(no)) throw corrupt(`duplicate id ${no} at slot ${slot}`);
+      if (no < 0) throw new HybridMindError('CORRUPT', method, `negative id ${no} at slot ${slot}`);
+      if (index.#noToSlot.has(no)) throw new HybridMindError('CORRUPT', method, `duplicate id ${no} at slot ${slot}`);
       index.#noToSlot.set(no, slot);
     }
-    readLE(bytes, HEADER + count * 4, index.#vectors, count * dim);
+    const dim = index.dim;
     for (let slot = 0; slot < count; slot++) index.#quantize(slot, index.#vectors.subarray(slot * dim, (slot + 1) * dim));
     index.#size = count;
     return index;
@@ -408,27 +394,17 @@ export class FlatVectorIndex implements VectorIndex {
     return this.#capacity * ((this.#reader === null ? this.dim * 4 : 0) + this.#stride + META * 8) + this.#readCapacity * this.dim * 4;
   }
 
-  /** "HMVF", version, dim, count (u32 LE), then `count` i32 ids and `count * dim` f32, all LE. */
+  /** The portable form (see `flat-snapshot.ts`); a released index reads its vectors back from the store for it. */
   save(): Uint8Array {
-    const n = this.#size;
-    const out = new Uint8Array(HEADER + n * 4 * (1 + this.dim));
-    const view = new DataView(out.buffer);
-    out.set(MAGIC, 0);
-    view.setUint32(4, VERSION, true);
-    view.setUint32(8, this.dim, true);
-    view.setUint32(12, n, true);
-    writeLE(out, HEADER, this.#slotToNo, n);
-    if (this.#reader === null) {
-      writeLE(out, HEADER + n * 4, this.#vectors, n * this.dim);
-      return out;
-    }
-    const batch = new Float32Array(Math.min(n, READ_BATCH) * this.dim);
-    for (let from = 0; from < n; from += READ_BATCH) {
-      const to = Math.min(n, from + READ_BATCH);
-      this.#reader(Array.from(this.#slotToNo.subarray(from, to)), batch.subarray(0, (to - from) * this.dim));
-      writeLE(out, HEADER + n * 4 + from * this.dim * 4, batch, (to - from) * this.dim);
-    }
-    return out;
+    const dim = this.dim;
+    const nos = this.#slotToNo.subarray(0, this.#size);
+    const batch = this.#reader === null ? null : new Float32Array(Math.min(nos.length, READ_BATCH) * dim);
+    return encodeFlat(dim, nos, READ_BATCH, (from, to) => {
+      if (batch === null) return this.#vectors.subarray(from * dim, to * dim);
+      const part = batch.subarray(0, (to - from) * dim);
+      this.#reader!(Array.from(nos.subarray(from, to)), part);
+      return part;
+    });
   }
 
   #checkLength(method: string, vector: Float32Array): void {
