@@ -66,6 +66,12 @@ const PATTERNS: readonly Pattern[] = [
   phrase(EDGE_TYPES.SUPPORTS, 'in', String.raw`evidence\s+for`),
 ];
 
+// Every pattern above needs one of these stems, so a query without any is no relation question:
+// one scan instead of the 23 patterns (~40 µs of a 1.6 ms recall at 10k). Same flags as the
+// patterns, so case folding finds a stem wherever it lets a pattern match. A new verb above needs
+// its stem here too.
+const RELATION_STEM = /depend|rel[iy]|need|requir|deriv|based|built|come|replac|supersed|implement|extend|referenc|cite|contradict|support|prerequisit|evidence/iu;
+
 // The words that frame a relation question rather than name its subject: "depend" in "what does
 // the checkout service depend on?" would otherwise make every memory saying "depends" a subject.
 const FRAME_WORDS = /\b(?:depend(?:s|ed|ent|encies|ents)?|rel(?:y|ies|ied)|upon|needs?|needed|requires?|required|deriv(?:e|es|ed)|based|built|comes?|replac(?:e|es|ed)|supersed(?:e|es|ed)|implement(?:s|ed|ations?)?|extend(?:s|ed)?|referenc(?:e|es|ed)|cit(?:e|es|ed)|contradict(?:s|ed)?|support(?:s|ed)?|prerequisites?|evidence|ultimately|eventually|transitively|root|else|really)\b/giu;
@@ -80,7 +86,7 @@ const MAX_QUESTION_LENGTH = 300;
 
 /** The relation a query asks about, or null when it asks none the library knows. */
 export function readRelationQuestion(query: string): RelationQuestion | null {
-  if (query.length > MAX_QUESTION_LENGTH) return null;
+  if (query.length > MAX_QUESTION_LENGTH || !RELATION_STEM.test(query)) return null;
   const unquoted = query.replace(QUOTED, ' § ');
   for (const { type, direction, pattern } of PATTERNS) {
     if (pattern.test(unquoted)) return { type, direction, farthest: FARTHEST.test(unquoted), subject: subjectOf(query) };
