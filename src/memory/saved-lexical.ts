@@ -1,14 +1,16 @@
 /**
- * Indexes saved in the store's own database (table `derived_index`), so opening a store loads
- * them instead of re-reading and re-analysing every memory's text: the lexical index, the entity
- * index, and the vector index's int8 codes so it need not quantize every vector again. Saved
- * bytes are stamped with the store generation (moved by every committed write, see
- * `Repository.transaction`) plus the memories' count and last row number (which also move when
- * some other program writes the file): a stamp that differs, a missing row or bytes that do not
- * load mean a rebuild from the rows, never an index that disagrees with SQLite.
+ * Indexes saved in the store's own database (table `derived_index`, in parts: see
+ * `blob-parts.ts`), so opening a store loads them instead of re-reading and re-analysing every
+ * memory's text: the lexical index, the entity index, and the vector index's int8 codes so it
+ * need not quantize every vector again. Saved bytes are stamped with the store generation (moved
+ * by every committed write, see `Repository.transaction`) plus the memories' count and last row
+ * number (which also move when some other program writes the file): a stamp that differs, a
+ * missing part or bytes that do not load mean a rebuild from the rows, never an index that
+ * disagrees with SQLite.
  */
 import type { EntityLeg, LegFactory, LexicalIndex } from '../legs/types.js';
 import type { Logger } from '../logger.js';
+import { readParts, writeParts } from '../storage/blob-parts.js';
 import type { Repository } from '../storage/repository.js';
 
 export interface Stamp {
@@ -37,14 +39,16 @@ export function storeStamp(repo: Repository): Stamp {
 
 /** The saved index when its stamp is `stamp` and it loads whole; otherwise null (the caller rebuilds). */
 export function loadSaved<T>(repo: Repository, what: Saved<T>, legs: LegFactory, stamp: Stamp, logger: Logger): T | null {
-  const row = repo.db.all<{ stamp: string; bytes: Uint8Array }>('SELECT stamp, bytes FROM derived_index WHERE name = ?', [what.name])[0];
+  const row = repo.db.all<{ stamp: string }>('SELECT stamp FROM derived_index WHERE name = ?', [what.name])[0];
   if (!row) return null;
   if (row.stamp !== stamp.key) {
     logger('info', `the saved ${what.label} is from another store generation; rebuilding it`, { saved: row.stamp, store: stamp.key });
     return null;
   }
   try {
-    const index = what.load(legs, row.bytes);
+    const bytes = savedBytes(repo, what.name, stamp);
+    if (bytes === null) throw new Error('its parts are incomplete');
+    const index = what.load(legs, bytes);
     if (what.size(index) === stamp.memories) {
       logger('debug', `loaded the saved ${what.label}`, { memories: stamp.memories });
       return index;
@@ -65,11 +69,10 @@ export function save<T extends { save(): Uint8Array }>(repo: Repository, what: S
 export const QUANTIZED = 'quantized';
 
 export function saveBytes(repo: Repository, name: string, stamp: Stamp, bytes: Uint8Array): void {
-  repo.db.exec('INSERT OR REPLACE INTO derived_index (name, stamp, bytes) VALUES (?, ?, ?)', [name, stamp.key, bytes]);
+  writeParts(repo.db, 'derived_index', name, { stamp: stamp.key }, bytes);
 }
 
-/** The bytes saved under `name` when their stamp is `stamp`; the index they are offered to checks them. */
+/** The bytes saved under `name` when every part's stamp is `stamp`; the index they are offered to checks them. */
 export function savedBytes(repo: Repository, name: string, stamp: Stamp): Uint8Array | null {
-  const row = repo.db.all<{ bytes: Uint8Array }>('SELECT bytes FROM derived_index WHERE name = ? AND stamp = ?', [name, stamp.key])[0];
-  return row?.bytes instanceof Uint8Array ? row.bytes : null;
+  return readParts(repo.db, 'derived_index', name, { column: 'stamp', value: stamp.key });
 }

@@ -1,0 +1,67 @@
+/**
+ * Large derived values (a saved HNSW graph, the lexical index, the vector codes) kept as parts
+ * of at most {@link PART_BYTES}: part 0 under the value's name (where a one-row save put the
+ * whole value, still read), part i under `name#i`. One value of hundreds of MB made SQLite hold
+ * copies of it whole in its heap to write and to read it, and WebAssembly memory never shrinks:
+ * an in-memory SQLite-WASM that wrote and read back one 160 MB value (HNSW over 100k vectors)
+ * grew to 555 MiB, in 1 MiB parts to 180 MiB (the value itself is 160). Past 10⁹ bytes (HNSW
+ * over 1M vectors) SQLite refuses to bind one at all.
+ */
+import type { SqlDriver, SqlValue } from './driver.js';
+
+export const PART_BYTES = 1 << 20;
+
+/** The tables holding parted values: both have `name` and `bytes` columns. */
+export type PartTable = 'ann_index' | 'derived_index';
+
+/** Every part of the value named by its two parameters (the same name twice: not every driver numbers parameters; names carry no GLOB metacharacters, they are the library's own). */
+const PARTS_OF = "(name = ? OR name GLOB ? || '#*')";
+
+/**
+ * Replaces the value under `name` with `bytes`, cut into parts, each row also holding `columns`;
+ * one transaction, so a reader sees the old value or the new one.
+ */
+export function writeParts(db: SqlDriver, table: PartTable, name: string, columns: Record<string, SqlValue>, bytes: Uint8Array, partBytes = PART_BYTES): void {
+  const extra = Object.keys(columns);
+  const insert = `INSERT INTO ${table} (name, bytes${extra.map((c) => `, ${c}`).join('')}) VALUES (?, ?${extra.map(() => ', ?').join('')})`;
+  const values = Object.values(columns);
+  db.transaction(() => {
+    db.exec(`DELETE FROM ${table} WHERE ${PARTS_OF}`, [name, name]);
+    for (let part = 0, at = 0; part === 0 || at < bytes.length; part++, at += partBytes) {
+      db.exec(insert, [part === 0 ? name : `${name}#${part}`, bytes.subarray(at, at + partBytes), ...values]);
+    }
+  });
+}
+
+/**
+ * The value under `name`, its parts joined; only rows whose `where` column equals its value
+ * count. Null when there is none, or when its parts are not 0, 1, 2, … blobs (a damaged or
+ * half-foreign table): the caller then rebuilds what the value held.
+ */
+export function readParts(db: SqlDriver, table: PartTable, name: string, where?: { column: string; value: SqlValue }): Uint8Array | null {
+  const filter = where ? ` AND ${where.column} = ?` : '';
+  const also: SqlValue[] = where ? [where.value] : [];
+  const size = db.all<{ n: number; total: number | null }>(`SELECT count(*) AS n, sum(length(bytes)) AS total FROM ${table} WHERE ${PARTS_OF}${filter}`, [name, name, ...also])[0];
+  const count = Number(size?.n ?? 0);
+  if (count === 0) return null;
+  const out = new Uint8Array(Number(size!.total));
+  let at = 0;
+  let parts = 0;
+  // Copied straight into place: with `visitRows` each part is a view of SQLite's memory, never a
+  // value of its own.
+  const take = ([bytes]: readonly SqlValue[]) => {
+    if (!(bytes instanceof Uint8Array) || at + bytes.length > out.length) return;
+    out.set(bytes, at);
+    at += bytes.length;
+    parts++;
+  };
+  // One lookup per part rather than one ordered query, which SQLite answers by sorting the rows
+  // and so holding every part in its heap at once.
+  const sql = `SELECT bytes FROM ${table} WHERE name = ?${filter}`;
+  for (let part = 0; part < count && parts === part; part++) {
+    const params = [part === 0 ? name : `${name}#${part}`, ...also];
+    if (db.visitRows) db.visitRows(sql, params, take);
+    else db.all(sql, params).forEach((row) => take([row['bytes']!]));
+  }
+  return parts === count && at === out.length ? out : null;
+}

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readParts, writeParts } from '../../src/storage/blob-parts.js';
+import type { SqlDriver } from '../../src/storage/driver.js';
+import { SqliteFileDriver } from '../../src/storage/node-file.js';
+import { migrate } from '../../src/storage/schema.js';
+import { SqliteWasmDriver } from '../../src/storage/sqlite-wasm.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hybridmind-parts-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let files = 0;
+const drivers: Array<[string, () => Promise<SqlDriver>]> = [
+  ['SQLite-WASM', () => SqliteWasmDriver.open()],
+  ['better-sqlite3 file', () => SqliteFileDriver.open(join(dir, `${files++}.db`))],
+];
+
+const bytesOf = (length: number, seed: number) => Uint8Array.from({ length }, (_, i) => (i * 31 + seed) & 0xff);
+const rowsOf = (db: SqlDriver, table: string) => db.all<{ name: string; n: number }>(`SELECT name, length(bytes) AS n FROM ${table} ORDER BY name`);
+
+describe.each(drivers)('values kept in parts (%s)', (_, open) => {
+  /** A fresh store with the library's schema, closed after `use`. */
+  async function withDb(use: (db: SqlDriver) => void): Promise<void> {
+    const db = await open();
+    migrate(db);
+    try {
+      use(db);
+    } finally {
+      db.close();
+    }
+  }
+
+  it('reads back every length, across part boundaries, and a shorter value leaves no stale parts', () =>
+    withDb((db) => {
+      for (const length of [0, 1, 99, 100, 101, 1_000, 1_050]) {
+        const value = bytesOf(length, length);
+        writeParts(db, 'ann_index', 'dense', { updated_at: 1 }, value, 100);
+        expect(readParts(db, 'ann_index', 'dense')).toEqual(value);
+        expect(rowsOf(db, 'ann_index')).toHaveLength(Math.max(1, Math.ceil(length / 100)));
+      }
+      writeParts(db, 'ann_index', 'dense', { updated_at: 2 }, bytesOf(150, 3), 100);
+      expect(rowsOf(db, 'ann_index')).toEqual([{ name: 'dense', n: 100 }, { name: 'dense#1', n: 50 }]);
+      // Parts of another value with a name that starts the same are not this value's.
+      writeParts(db, 'ann_index', 'dense2', { updated_at: 2 }, bytesOf(250, 4), 100);
+      expect(readParts(db, 'ann_index', 'dense')).toEqual(bytesOf(150, 3));
+      expect(readParts(db, 'ann_index', 'dense2')).toEqual(bytesOf(250, 4));
+      expect(readParts(db, 'ann_index', 'sparse')).toBeNull();
+    }));
+
+  it('reads a one-row value an earlier version saved, and nothing from parts that do not run 0, 1, 2, …', () =>
+    withDb((db) => {
+      db.exec('INSERT INTO ann_index (name, bytes, updated_at) VALUES (?, ?, 0)', ['dense', bytesOf(5_000, 1)]);
+      expect(readParts(db, 'ann_index', 'dense')).toEqual(bytesOf(5_000, 1));
+
+      writeParts(db, 'ann_index', 'dense', { updated_at: 1 }, bytesOf(450, 2), 100);
+      db.exec("DELETE FROM ann_index WHERE name = 'dense#2'");
+      expect(readParts(db, 'ann_index', 'dense')).toBeNull();
+      writeParts(db, 'ann_index', 'dense', { updated_at: 1 }, bytesOf(450, 2), 100);
+      db.exec("UPDATE ann_index SET bytes = 'text, not a blob' WHERE name = 'dense#3'");
+      expect(readParts(db, 'ann_index', 'dense')).toBeNull();
+      writeParts(db, 'ann_index', 'dense', { updated_at: 1 }, bytesOf(450, 2), 100);
+      db.exec("INSERT INTO ann_index (name, bytes, updated_at) VALUES ('dense#x', x'00', 1)");
+      expect(readParts(db, 'ann_index', 'dense')).toBeNull();
+    }));
+
+  it('counts only the parts whose column matches, so a value half rewritten under another stamp is not read', () =>
+    withDb((db) => {
+      writeParts(db, 'derived_index', 'lexical', { stamp: 'g1' }, bytesOf(250, 5), 100);
+      expect(readParts(db, 'derived_index', 'lexical', { column: 'stamp', value: 'g1' })).toEqual(bytesOf(250, 5));
+      expect(readParts(db, 'derived_index', 'lexical', { column: 'stamp', value: 'g2' })).toBeNull();
+      db.exec("UPDATE derived_index SET stamp = 'g2' WHERE name = 'lexical#1'");
+      expect(readParts(db, 'derived_index', 'lexical', { column: 'stamp', value: 'g1' })).toBeNull();
+      expect(readParts(db, 'derived_index', 'lexical', { column: 'stamp', value: 'g2' })).toBeNull();
+    }));
+
+  it('keeps the old value when writing the new one fails part way', () =>
+    withDb((db) => {
+      writeParts(db, 'ann_index', 'dense', { updated_at: 1 }, bytesOf(250, 6), 100);
+      // A NOT NULL column left null fails the first insert, after the old parts were deleted.
+      expect(() => writeParts(db, 'ann_index', 'dense', { updated_at: null }, bytesOf(300, 7), 100)).toThrow();
+      expect(readParts(db, 'ann_index', 'dense')).toEqual(bytesOf(250, 6));
+    }));
+});
