@@ -137,6 +137,9 @@ test.describe('desktop', () => {
     await page.getByRole('tab', { name: 'Memories' }).click();
     await page.fill('#b-id', 'pref-tone');
     await page.locator('#b-list .mem[data-id="pref-tone"]').click();
+    // The panel still shows adr-003's editor until pref-tone's reads come back: typing before then
+    // went into the editor about to be replaced (a flaky failure here).
+    await expect(detail.locator('h3.id')).toHaveText('pref-tone');
     await page.fill('#e-text', 'Maria prefers short status updates with the ticket number and the ETA in the subject line.');
     await page.fill('#e-kind', 'person');
     // A change elsewhere in the store re-reads the list; with focus outside the editor, the unsaved
@@ -153,6 +156,7 @@ test.describe('desktop', () => {
     // Edges: remove one, add one.
     await page.fill('#b-id', 'order-4821');
     await page.locator('#b-list .mem[data-id="order-4821"]').click();
+    await expect(detail.locator('h3.id')).toHaveText('order-4821');
     await expect(detail.locator('.edges h4')).toHaveText('Edges (2)');
     await detail.getByRole('button', { name: 'remove refund-flow REFERENCES order-4821' }).click();
     await expect(detail.locator('.edges h4')).toHaveText('Edges (1)');
@@ -168,6 +172,8 @@ test.describe('desktop', () => {
     // Forget asks once more, then the memory and its edges are gone.
     await page.fill('#b-id', '');
     await page.locator('#b-list .mem[data-id="order-4812"]').click();
+    // Until order-4812's panel is up, the forget button there is order-4821's.
+    await expect(detail.locator('h3.id')).toHaveText('order-4812');
     await detail.locator('[data-action="forget"]').click();
     await expect(detail.locator('[data-action="forget"]')).toContainText('Really forget order-4812?');
     await detail.locator('[data-action="forget"]').click();
