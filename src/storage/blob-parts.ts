@@ -7,7 +7,7 @@
  * grew to 555 MiB, in 1 MiB parts to 180 MiB (the value itself is 160). Past 10⁹ bytes (HNSW
  * over 1M vectors) SQLite refuses to bind one at all.
  */
-import type { SqlDriver, SqlValue } from './driver.js';
+import { eachRow, type SqlDriver, type SqlValue } from './driver.js';
 
 export const PART_BYTES = 1 << 20;
 
@@ -60,8 +60,7 @@ export function readParts(db: SqlDriver, table: PartTable, name: string, where?:
   const sql = `SELECT bytes FROM ${table} WHERE name = ?${filter}`;
   for (let part = 0; part < count && parts === part; part++) {
     const params = [part === 0 ? name : `${name}#${part}`, ...also];
-    if (db.visitRows) db.visitRows(sql, params, take);
-    else db.all(sql, params).forEach((row) => take([row['bytes']!]));
+    eachRow(db, sql, params, take);
   }
   return parts === count && at === out.length ? out : null;
 }

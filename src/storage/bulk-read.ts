@@ -9,7 +9,7 @@
  * makes them throw; the caller then reads row by row as before.
  */
 import { HybridMindError } from '../errors.js';
-import type { SqlDriver, SqlValue } from './driver.js';
+import { eachRow, type SqlDriver } from './driver.js';
 import { blobToVector, type EdgeRow, type MemoryRow } from './repository.js';
 
 /**
@@ -86,12 +86,11 @@ export function readEdges(db: SqlDriver): EdgeRow[] {
 export function readVectors(db: SqlDriver, width: number, add: (nos: number[], vectors: Float32Array) => void): void {
   const perChunk = Math.max(1, Math.floor(VECTOR_BYTES_PER_CHUNK / width));
   const sql = "SELECT json_group_array(no) AS nos, CAST(group_concat(vector, '') AS BLOB) AS bytes, sum(length(vector)) AS total, count(*) AS n FROM (SELECT no, vector FROM vectors WHERE no >= ? ORDER BY no LIMIT ?)";
-  // Through `visitRows` the chunk is viewed where SQLite holds it and copied once, by `add`.
-  const read = (params: SqlValue[], use: (values: readonly SqlValue[]) => void) => (db.visitRows ? db.visitRows(sql, params, use) : db.all(sql, params).forEach((r) => use([r['nos']!, r['bytes']!, r['total']!, r['n']!])));
   let from = FIRST_NO;
   for (let more = true; more; ) {
     more = false;
-    read([from, perChunk], ([nosJson, bytes, total, count]) => {
+    // Through `visitRows` the chunk is viewed where SQLite holds it and copied once, by `add`.
+    eachRow(db, sql, [from, perChunk], ([nosJson, bytes, total, count]) => {
       const n = Number(count);
       if (n === 0) return;
       const nos = JSON.parse(nosJson as string) as number[];

@@ -30,3 +30,12 @@ export interface SqlDriver {
   serialize?(): Uint8Array;
   close(): void;
 }
+
+/**
+ * `visitRows` where the driver has it, else `all` with each row's values in column order: for
+ * bulk reads that copy what they keep, so blobs never become a buffer each where they need not.
+ */
+export function eachRow(db: SqlDriver, sql: string, params: readonly SqlValue[], visit: (values: readonly SqlValue[]) => void): void {
+  if (db.visitRows) db.visitRows(sql, params, visit);
+  else for (const row of db.all(sql, params)) visit(Object.values(row));
+}
