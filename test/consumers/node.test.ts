@@ -36,6 +36,16 @@ describe('a Node app from the packed package', () => {
     expect(result.stderr).not.toContain('[hybridmind]');
   });
 
+  it('saves a large store\'s HNSW graph and vector codes in parts, and a reopen loads them instead of rebuilding', async () => {
+    const result = await runOk('node', ['reopen.mjs'], { cwd: dir });
+    const report = lastJson<{ saved: { ann: string[]; derived: string[] }; reopen: string[]; same: boolean }>(result.stdout);
+    expect(report.saved.ann).toEqual(expect.arrayContaining(['dense', 'dense#1', 'dense#2']));
+    expect(report.saved.derived).toEqual(expect.arrayContaining(['lexical', 'quantized', 'quantized#1']));
+    expect(report.reopen).toEqual(expect.arrayContaining(['loaded the saved lexical index', 'loaded the saved entity index']));
+    expect(report.reopen.some((m) => m.startsWith('ann: HNSW restored from saved bytes'))).toBe(true);
+    expect(report.same).toBe(true);
+  });
+
   it('without a provisioned model it warns by default, naming the command, and runs without the dense leg', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'hybridmind-nocache-'));
     try {
