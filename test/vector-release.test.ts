@@ -229,3 +229,71 @@ describe('AdaptiveVectorIndex at an open', () => {
     index.dispose();
   });
 });
+
+describe('AdaptiveVectorIndex adopting saved codes', () => {
+  const dim = 384;
+  /** An index past its threshold with HNSW built and saved, and its codes saved with their digest entries. */
+  async function saved(count: number) {
+    const all = clusteredVectors(count + 40, { dim, seed: 71 });
+    const { vectors, read, asked } = store(dim);
+    let graph: Uint8Array | null = null;
+    const bytes = { read: () => graph, write: (b: Uint8Array) => void (graph = b) };
+    const first = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200, saveDelayMs: 0 }, { store: bytes, read });
+    all.slice(0, count).forEach((v, no) => {
+      vectors.set(no, v);
+      first.add(no, v);
+    });
+    await first.whenIndexed();
+    const codes = first.saveQuantized()!;
+    first.close();
+    return { all, vectors, read, asked, bytes, codes, first };
+  }
+
+  it('answers from the codes at once without reading every vector, restores HNSW against the saved digest, and keeps the digest through writes', async () => {
+    const { all, vectors, read, asked, bytes, codes } = await saved(400);
+    const exact = new FlatVectorIndex(dim, kernel);
+    for (const [no, v] of vectors) exact.add(no, v);
+    const flat = new FlatVectorIndex(dim, kernel);
+    const index = new AdaptiveVectorIndex(flat, { threshold: 200, saveDelayMs: 0 }, { store: bytes, read });
+    const before = asked();
+    expect(index.adoptQuantized(codes)).toBe(true);
+    expect(asked()).toBe(before);
+    expect(flat.released).toBe(true);
+    expect(index.size).toBe(400);
+    // HNSW is still loading: the released exact scan answers, re-scoring only its candidates.
+    expect(index.status().state).toBe('loading');
+    for (const q of all.slice(400, 405)) expect(index.search(q, 10)).toEqual(exact.search(q, 10));
+    expect(asked() - before).toBeLessThan(400);
+    await index.whenIndexed();
+    expect(index.status()).toMatchObject({ state: 'ready', source: 'bytes', indexed: 400 });
+
+    for (const [no, v] of [[3, all[420]!], [401, all[421]!]] as const) {
+      vectors.set(no, v);
+      index.add(no, v);
+    }
+    vectors.delete(7);
+    index.remove(7);
+    index.close();
+    // A reopen that reads every vector computes the digest afresh: it must match the one kept from the adopted entries.
+    const reopened = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200 }, { store: bytes, read });
+    for (const [no, v] of [...vectors].sort((a, b) => a[0] - b[0])) reopened.add(no, v);
+    await reopened.whenIndexed();
+    expect(reopened.status()).toMatchObject({ state: 'ready', source: 'bytes', vectors: 400 });
+    reopened.dispose();
+  });
+
+  it('declines where the flat scan would keep its f32 copies, or the bytes carry no digest, and refuses bytes that do not read', async () => {
+    const { read, bytes, codes } = await saved(250);
+    const fresh = (threshold: number, withRead = true) => new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold }, { store: bytes, ...(withRead ? { read } : {}) });
+    expect(fresh(200, false).adoptQuantized(codes)).toBe(false);
+    expect(fresh(300).adoptQuantized(codes)).toBe(false);
+    expect(fresh(Infinity).adoptQuantized(codes)).toBe(false);
+    const withoutDigest = new FlatVectorIndex(dim, kernel);
+    withoutDigest.add(1, clusteredVectors(1, { dim, seed: 2 })[0]!);
+    expect(fresh(1).adoptQuantized(withoutDigest.saveQuantized()!)).toBe(false);
+    const busy = fresh(200);
+    busy.add(9_999, clusteredVectors(1, { dim, seed: 3 })[0]!);
+    expect(busy.adoptQuantized(codes)).toBe(false);
+    expect(() => fresh(200).adoptQuantized(codes.subarray(0, codes.length - 8))).toThrow(/AdaptiveVectorIndex\.adoptQuantized.*need/);
+  });
+});

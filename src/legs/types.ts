@@ -53,6 +53,12 @@ export interface VectorIndex {
   saveQuantized?(): Uint8Array | null;
   /** Offers `saveQuantized` bytes for the `addPacked` calls that follow (an open), so they copy instead of recompute; null withdraws them. */
   useQuantized?(bytes: Uint8Array | null): void;
+  /**
+   * Fills an empty index from `saveQuantized` bytes alone, when it would not keep f32 copies
+   * anyway, so an open need not read the vectors: true if it did, false to have them read and
+   * added as usual. Throws `CORRUPT` on bytes that do not read.
+   */
+  adoptQuantized?(bytes: Uint8Array): boolean;
   remove(no: number): boolean;
   has(no: number): boolean;
   /** Top `k` by inner product, best first; `accept` filters candidates before the cut. */

@@ -79,7 +79,8 @@ export class Indexes implements RecallParts {
     // at 100k memories), that was five full collections of ~0.45 s each.
     const quantized = stamp && savedBytes(this.repository, QUANTIZED, stamp);
     let offer = quantized;
-    rows.vectors((nos, vectors) => {
+    if (quantized && this.#adoptQuantized(quantized)) offer = null;
+    else rows.vectors((nos, vectors) => {
       const index = this.ensureVectorIndex(vectors.length / nos.length);
       if (offer) offerQuantized(index, offer, logger);
       offer = null;
@@ -104,6 +105,21 @@ export class Indexes implements RecallParts {
     }
     for (const edge of rows.edges) this.addEdge(edge);
     if (stamp && lexical && entities && (quantized || !this.vector?.saveQuantized)) this.#savedStamp = stamp.key;
+  }
+
+  /** Hands the saved codes to a vector index that can answer from them without the vectors being read. */
+  #adoptQuantized(bytes: Uint8Array): boolean {
+    const dim = this.repository.getMeta('dim');
+    if (dim === null) return false;
+    const index = this.ensureVectorIndex(Number(dim));
+    try {
+      const adopted = index.adoptQuantized?.(bytes) ?? false;
+      if (adopted) this.#logger('debug', 'opened the dense leg from its saved codes; vectors are read from the store when needed', { vectors: index.size });
+      return adopted;
+    } catch (error) {
+      this.#logger('warn', 'the saved quantized vectors could not be adopted; reading the vectors', { error });
+      return false;
+    }
   }
 
   /** Saves the lexical and entity indexes and the vector codes for the next open, unless the saved ones are already current (close, export). */

@@ -2,7 +2,9 @@ import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, AnnOptions, Scored, VectorIndex, VectorReader } from '../types.js';
 import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
-import { checkPacked, type FlatVectorIndex } from './flat-index.js';
+import type { FlatVectorIndex } from './flat-index.js';
+import { checkPacked } from './packed.js';
+import { decodeQuantized } from './quantized-snapshot.js';
 import { HNSW_DEFAULTS, HnswVectorIndex, maxHnswVectors, type HnswParams } from './hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
 
@@ -138,8 +140,25 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#changed();
   }
 
+  /** The flat index's codes with each vector's digest entry, so an open can adopt them (`adoptQuantized`). */
   saveQuantized(): Uint8Array | null {
-    return this.#flat.saveQuantized();
+    return this.#flat.saveQuantized((nos) => this.#digest.entries(nos));
+  }
+
+  /**
+   * {@link VectorIndex.adoptQuantized}: taken only when HNSW will answer (as many vectors as the
+   * threshold, and the store's vectors to read from), the one case where the flat scan drops its
+   * f32 copies anyway, and only from bytes that carry the digest a saved graph is checked against.
+   * Everything else is left to the f32 read, as before.
+   */
+  adoptQuantized(bytes: Uint8Array): boolean {
+    if (this.#read === null || this.#flat.size !== 0 || this.#state !== 'off' || !Number.isFinite(this.#threshold)) return false;
+    const run = decodeQuantized('AdaptiveVectorIndex.adoptQuantized', bytes, this.dim);
+    if (run.digests === null || run.nos.length < this.#threshold) return false;
+    this.#flat.adoptRun(run, this.#read);
+    this.#digest.adopt(run.nos, run.digests);
+    this.#changed();
+    return true;
   }
 
   useQuantized(bytes: Uint8Array | null): void {

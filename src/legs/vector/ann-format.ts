@@ -124,6 +124,33 @@ export class VectorDigest {
     this.#free.push(at);
   }
 
+  /** The two words `nos` each add to the digest, in that order (what a saved quantized run keeps); each must be held. */
+  entries(nos: Int32Array): Uint32Array {
+    const out = new Uint32Array(nos.length * 2);
+    for (let i = 0; i < nos.length; i++) {
+      const at = this.#at.get(nos[i]!);
+      if (at === undefined) throw new Error(`VectorDigest.entries: no entry for ${nos[i]}`);
+      out[2 * i] = this.#hashes[2 * at]!;
+      out[2 * i + 1] = this.#hashes[2 * at + 1]!;
+    }
+    return out;
+  }
+
+  /** Replaces everything held with saved `entries` of `nos` (from `entries`), as if each vector had been `set`. */
+  adopt(nos: Int32Array, entries: Uint32Array): void {
+    this.reset();
+    this.#hashes = entries.slice();
+    let a = 0;
+    let b = 0;
+    for (let i = 0; i < nos.length; i++) {
+      this.#at.set(nos[i]!, i);
+      a = (a + entries[2 * i]!) >>> 0;
+      b = (b + entries[2 * i + 1]!) >>> 0;
+    }
+    this.a = a;
+    this.b = b;
+  }
+
   reset(): void {
     this.a = 0;
     this.b = 0;

@@ -5,7 +5,8 @@ import { loadVectorKernel, type VectorKernel, type VectorKernelInstance } from '
 import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
 import { decodeFlat, encodeFlat } from './flat-snapshot.js';
 import { dotJs, selectTop } from './flat-scan.js';
-import { decodeQuantized, encodeQuantized, type QuantizedRun } from './quantized-snapshot.js';
+import { checkPacked } from './packed.js';
+import { decodeQuantized, encodeQuantized, type DigestEntries, type QuantizedRun } from './quantized-snapshot.js';
 
 /** Options for `new FlatVectorIndex`. */
 export interface FlatVectorIndexOptions {
@@ -206,10 +207,34 @@ export class FlatVectorIndex implements VectorIndex {
     this.#offered = bytes === null ? null : { run: decodeQuantized('FlatVectorIndex.useQuantized', bytes, this.dim), at: 0 };
   }
 
-  /** The int8 codes and bounds of every vector, by ascending number: what an open can copy back (see `useQuantized`). */
-  saveQuantized(): Uint8Array | null {
+  /**
+   * The int8 codes and bounds of every vector, by ascending number: what an open can copy back
+   * (see `useQuantized`, `adoptQuantized`), with each vector's digest entry when `digests` is given.
+   */
+  saveQuantized(digests: DigestEntries | null = null): Uint8Array | null {
     const order = Int32Array.from(this.#slotToNo.subarray(0, this.#size).keys()).sort((a, b) => this.#slotToNo[a]! - this.#slotToNo[b]!);
-    return encodeQuantized(this.dim, order, this.#slotToNo, this.#meta, this.#codes);
+    return encodeQuantized(this.dim, order, this.#slotToNo, this.#meta, this.#codes, digests);
+  }
+
+  /**
+   * Fills an empty index from a saved run alone, released onto `read`: the codes and bounds are
+   * copied and no f32 vector is read. For an open whose queries HNSW answers, where the flat scan
+   * would drop its f32 copies anyway (see `AdaptiveVectorIndex.adoptQuantized`).
+   */
+  adoptRun(run: QuantizedRun, read: VectorReader): void {
+    const method = 'FlatVectorIndex.adoptRun';
+    if (this.#size !== 0) throw new HybridMindError('INVALID_ARGUMENT', method, `the index must be empty, it holds ${this.#size} vectors`);
+    const count = run.nos.length;
+    for (let i = 0; i < count; i++) checkIntInRange(method, 'no', run.nos[i], 0, MAX_NO);
+    this.#offered = null;
+    this.release(read);
+    if (count > this.#capacity) this.#reserve(count, method);
+    this.#slotToNo.set(run.nos);
+    for (let slot = 0; slot < count; slot++) this.#noToSlot.set(run.nos[slot]!, slot);
+    this.#codes.set(run.codes);
+    this.#meta.set(run.meta);
+    for (let slot = 0; slot < count; slot++) raiseCeiling(this.#ceiling, this.#meta, slot);
+    this.#size = count;
   }
 
   /** Where in the offered run `nos` start when they are its next numbers (and advances past them); otherwise drops the offer. */
@@ -479,14 +504,6 @@ export class FlatVectorIndex implements VectorIndex {
     this.#scores = new Float32Array(buffer, this.#scorePtr, capacity);
     this.#dots = new Int32Array(buffer, this.#scorePtr, capacity);
     this.#read = new Float32Array(buffer, this.#readPtr, this.#readCapacity * dim);
-  }
-}
-
-/** Throws unless `vectors` holds exactly `nos.length` vectors of `dim` numbers. */
-export function checkPacked(method: string, nos: ArrayLike<number>, vectors: Float32Array, dim: number): void {
-  const length = (vectors as { length?: unknown } | null | undefined)?.length;
-  if (length !== nos.length * dim) {
-    throw new HybridMindError('DIMENSION_MISMATCH', method, `expected ${nos.length} vectors of length ${dim} (${nos.length * dim} numbers), received length ${show(length)}`);
   }
 }
 

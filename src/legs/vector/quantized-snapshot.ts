@@ -7,13 +7,16 @@
  * Layout: "HMVQ", format version, dim and count as little-endian u32; then `count` i32 memory
  * numbers in ascending order, zero padding to a multiple of 8 bytes, `count × META` f64 bounds
  * and `count × stride` i8 codes, all little-endian (the order an open reads vectors in).
+ * Version 2 appends `count × 2` u32: each vector's entry in the HNSW digest (`VectorDigest`), so an
+ * open can check a saved HNSW graph against these vectors without reading them.
  */
 import { HybridMindError, show } from '../../errors.js';
 import { META, strideOf } from './quantize.js';
 import { LITTLE_ENDIAN } from '../../util/endian.js';
 
 const MAGIC = [0x48, 0x4d, 0x56, 0x51] as const;
-const VERSION = 1;
+/** Version 1: codes and bounds. Version 2: also each vector's digest entry. */
+const VERSIONS = [1, 2] as const;
 const HEADER = 16;
 
 /** Codes and bounds of the vectors `nos`, in that order. */
@@ -21,28 +24,35 @@ export interface QuantizedRun {
   nos: Int32Array;
   meta: Float64Array;
   codes: Int8Array;
+  /** Per vector, its two digest words (`VectorDigest.entries`); null in version 1 bytes. */
+  digests: Uint32Array | null;
 }
 
-function layout(count: number, stride: number): { meta: number; codes: number; total: number } {
+function layout(count: number, stride: number, digests: boolean): { meta: number; codes: number; digests: number; total: number } {
   const meta = (HEADER + count * 4 + 7) & ~7;
   const codes = meta + count * META * 8;
-  return { meta, codes, total: codes + count * stride };
+  const end = codes + count * stride;
+  const at = (end + 3) & ~3;
+  return { meta, codes, digests: at, total: digests ? at + count * 8 : end };
 }
 
+/** Each vector's two digest words, for numbers in the order given. */
+export type DigestEntries = (nos: Int32Array) => Uint32Array;
+
 /**
- * Writes the run of `slots` (already in ascending number order) read out of an index's arrays.
- * Null on a big-endian host: the bytes are written as typed-array views, and such a store just
- * quantizes at open as before.
+ * Writes the run of `slots` (already in ascending number order) read out of an index's arrays,
+ * with their digest entries when `digests` is given (version 2). Null on a big-endian host: the
+ * bytes are written as typed-array views, and such a store just quantizes at open as before.
  */
-export function encodeQuantized(dim: number, slots: Int32Array, slotToNo: Int32Array, meta: Float64Array, codes: Int8Array): Uint8Array | null {
+export function encodeQuantized(dim: number, slots: Int32Array, slotToNo: Int32Array, meta: Float64Array, codes: Int8Array, digests: DigestEntries | null = null): Uint8Array | null {
   if (!LITTLE_ENDIAN) return null;
   const stride = strideOf(dim);
   const count = slots.length;
-  const at = layout(count, stride);
+  const at = layout(count, stride, digests !== null);
   const out = new Uint8Array(at.total);
   const view = new DataView(out.buffer);
   out.set(MAGIC, 0);
-  view.setUint32(4, VERSION, true);
+  view.setUint32(4, digests === null ? 1 : 2, true);
   view.setUint32(8, dim, true);
   view.setUint32(12, count, true);
   const nos = new Int32Array(out.buffer, HEADER, count);
@@ -52,6 +62,11 @@ export function encodeQuantized(dim: number, slots: Int32Array, slotToNo: Int32A
     nos[i] = slotToNo[slot]!;
     bounds.set(meta.subarray(slot * META, (slot + 1) * META), i * META);
     out.set(new Uint8Array(codes.buffer, codes.byteOffset + slot * stride, stride), at.codes + i * stride);
+  }
+  if (digests !== null) {
+    const entries = digests(nos);
+    if (entries.length !== count * 2) throw new Error(`encodeQuantized: ${entries.length} digest words for ${count} vectors`);
+    new Uint32Array(out.buffer, at.digests, count * 2).set(entries);
   }
   return out;
 }
@@ -65,9 +80,9 @@ export function decodeQuantized(method: string, bytes: Uint8Array, dim: number):
   const version = view.getUint32(4, true);
   const savedDim = view.getUint32(8, true);
   const count = view.getUint32(12, true);
-  if (version !== VERSION) throw corrupt(`unsupported quantized-vectors version ${version}, expected ${VERSION}`);
+  if (!(VERSIONS as readonly number[]).includes(version)) throw corrupt(`unsupported quantized-vectors version ${version}, expected one of ${VERSIONS.join(', ')}`);
   if (savedDim !== dim) throw corrupt(`quantized vectors of dimension ${savedDim}, the index has ${dim}`);
-  const at = layout(count, strideOf(dim));
+  const at = layout(count, strideOf(dim), version === 2);
   if (bytes.byteLength !== at.total) throw corrupt(`${count} quantized vectors of dimension ${dim} need ${at.total} bytes, received ${bytes.byteLength}`);
   if (!LITTLE_ENDIAN) throw corrupt('quantized vectors are read on little-endian hosts only');
   // Views need aligned offsets; a blob handed over at an odd offset is copied once.
@@ -78,5 +93,6 @@ export function decodeQuantized(method: string, bytes: Uint8Array, dim: number):
     nos,
     meta: new Float64Array(own.buffer, own.byteOffset + at.meta, count * META),
     codes: new Int8Array(own.buffer, own.byteOffset + at.codes, count * strideOf(dim)),
+    digests: version === 2 ? new Uint32Array(own.buffer, own.byteOffset + at.digests, count * 2) : null,
   };
 }
