@@ -282,12 +282,10 @@ describe('AdaptiveVectorIndex adopting saved codes', () => {
     reopened.dispose();
   });
 
-  it('declines where the flat scan would keep its f32 copies, or the bytes carry no digest, and refuses bytes that do not read', async () => {
+  it('declines without the store to read from, once it holds vectors, or when the bytes carry no digest, and refuses bytes that do not read', async () => {
     const { read, bytes, codes } = await saved(250);
     const fresh = (threshold: number, withRead = true) => new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold }, { store: bytes, ...(withRead ? { read } : {}) });
     expect(fresh(200, false).adoptQuantized(codes)).toBe(false);
-    expect(fresh(300).adoptQuantized(codes)).toBe(false);
-    expect(fresh(Infinity).adoptQuantized(codes)).toBe(false);
     const withoutDigest = new FlatVectorIndex(dim, kernel);
     withoutDigest.add(1, clusteredVectors(1, { dim, seed: 2 })[0]!);
     expect(fresh(1).adoptQuantized(withoutDigest.saveQuantized()!)).toBe(false);
@@ -295,5 +293,78 @@ describe('AdaptiveVectorIndex adopting saved codes', () => {
     busy.add(9_999, clusteredVectors(1, { dim, seed: 3 })[0]!);
     expect(busy.adoptQuantized(codes)).toBe(false);
     expect(() => fresh(200).adoptQuantized(codes.subarray(0, codes.length - 8))).toThrow(/AdaptiveVectorIndex\.adoptQuantized.*need/);
+  });
+});
+
+describe('AdaptiveVectorIndex adopting saved codes below its threshold', () => {
+  it('answers from the codes until the f32 copies are read back after the open, then stops reading', async () => {
+    const dim = 384;
+    const all = clusteredVectors(340, { dim, seed: 81 });
+    const { vectors, read, asked } = store(dim);
+    const source = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: Infinity }, { read });
+    all.slice(0, 300).forEach((v, no) => {
+      vectors.set(no, v);
+      source.add(no, v);
+    });
+    const codes = source.saveQuantized()!;
+    const flat = new FlatVectorIndex(dim, kernel);
+    const index = new AdaptiveVectorIndex(flat, { threshold: Infinity }, { read });
+    expect(index.adoptQuantized(codes)).toBe(true);
+    expect(asked()).toBe(0);
+    const queries = all.slice(300, 306);
+    for (const q of queries) expect(index.search(q, 10)).toEqual(source.search(q, 10));
+    expect(flat.released).toBe(true);
+    // A write before the read-back: the copies read back must include it.
+    vectors.set(300, all[330]!);
+    index.add(300, all[330]!);
+    source.add(300, all[330]!);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(flat.released).toBe(false);
+    const afterReadBack = asked();
+    for (const q of [...queries, all[330]!]) expect(index.search(q, 10)).toEqual(source.search(q, 10));
+    expect(asked()).toBe(afterReadBack);
+    expect(index.status().state).toBe('off');
+  });
+
+  it('keeps re-scoring from the store when a vector it holds is missing there or the read fails, and reads nothing back once cleared', async () => {
+    const dim = 64;
+    const all = clusteredVectors(120, { dim, seed: 82 });
+    const { vectors, read } = store(dim);
+    const source = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: Infinity }, { read });
+    all.forEach((v, no) => {
+      vectors.set(no, v);
+      source.add(no, v);
+    });
+    const codes = source.saveQuantized()!;
+    const warnings: string[] = [];
+    const flat = new FlatVectorIndex(dim, kernel);
+    const index = new AdaptiveVectorIndex(flat, { threshold: Infinity }, { read, logger: (level, message) => level === 'warn' && warnings.push(message) });
+    expect(index.adoptQuantized(codes)).toBe(true);
+    vectors.delete(5);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(flat.released).toBe(true);
+    expect(warnings).toEqual(['the store lacks vectors the dense leg holds; it keeps re-scoring from the store']);
+    expect(index.search(all[6]!, 3)[0]!.no).toBe(6);
+
+    const failing = new FlatVectorIndex(dim, kernel);
+    let broken = false;
+    const flaky: VectorReader = (nos, into) => {
+      if (broken) throw new Error('database is closed');
+      return read(nos, into);
+    };
+    const throwing = new AdaptiveVectorIndex(failing, { threshold: Infinity }, { read: flaky, logger: (level, message) => level === 'warn' && warnings.push(message) });
+    expect(throwing.adoptQuantized(codes)).toBe(true);
+    broken = true;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(failing.released).toBe(true);
+    expect(warnings.at(-1)).toBe('dense leg: reading the vectors back failed, it keeps re-scoring from the store: database is closed');
+    broken = false;
+    expect(throwing.search(all[6]!, 3)[0]!.no).toBe(6);
+
+    const cleared = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: Infinity }, { read });
+    expect(cleared.adoptQuantized(codes)).toBe(true);
+    cleared.clear();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cleared.size).toBe(0);
   });
 });

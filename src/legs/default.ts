@@ -16,7 +16,9 @@ export async function defaultLegs({ vectorKernel, ann, logger }: LegChoice): Pro
   return {
     vector(dim, saved, read) {
       const flat = new FlatVectorIndex(dim, kernel);
-      return ann === false ? flat : new AdaptiveVectorIndex(flat, ann ?? {}, { store: saved, logger, ...(read ? { read } : {}) });
+      // Without HNSW the adaptive index never leaves the exact scan; it still opens it from saved codes.
+      if (ann === false) return read ? new AdaptiveVectorIndex(flat, { threshold: Infinity }, { logger, read }) : flat;
+      return new AdaptiveVectorIndex(flat, ann ?? {}, { store: saved, logger, ...(read ? { read } : {}) });
     },
     lexical: () => new Bm25Index(),
     loadLexical: (bytes) => Bm25Index.load(bytes, { logger }),

@@ -138,14 +138,20 @@ describe('saved indexes at open', () => {
     }
   });
 
-  it('saves the vector codes beside them and copies them back at open; codes that do not read are computed again', async () => {
+  it('saves the vector codes beside them and opens the dense leg from them; codes that do not read are computed again', async () => {
     const bytes = await savedStore();
     const driver = await SqliteWasmDriver.open({ bytes });
     const stamps = Object.fromEntries(driver.all<{ name: string; stamp: string }>('SELECT name, stamp FROM derived_index').map((r) => [r.name, r.stamp]));
     expect(stamps['quantized']).toBe(stamps['lexical']);
     const expected = await answers(await rebuilt(bytes));
     const log = recorder();
-    expect(await answers(await open(driver, log.logger))).toEqual(expected);
+    const reopened = await open(driver, log.logger);
+    // No vector was read at the open: the codes answer until the copies are read back after it.
+    expect(await answers(reopened)).toEqual(expected);
+    expect(log.messages).toContain('opened the dense leg from its saved codes; vectors are read from the store when needed');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log.messages.some((m) => /^dense leg: read \d+ vectors back/.test(m))).toBe(true);
+    expect(await answers(reopened)).toEqual(expected);
     expect(log.messages.filter((m) => m.includes('quantized'))).toEqual([]);
     const damaged = await SqliteWasmDriver.open({ bytes });
     damaged.exec("UPDATE derived_index SET bytes = x'484d565101' WHERE name = 'quantized'");

@@ -146,19 +146,38 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   /**
-   * {@link VectorIndex.adoptQuantized}: taken only when HNSW will answer (as many vectors as the
-   * threshold, and the store's vectors to read from), the one case where the flat scan drops its
-   * f32 copies anyway, and only from bytes that carry the digest a saved graph is checked against.
-   * Everything else is left to the f32 read, as before.
+   * {@link VectorIndex.adoptQuantized}: the flat scan takes the codes released onto the store's
+   * vectors and the digest from the saved entries, so an open reads no vector. Where HNSW will
+   * answer, it stays released (HNSW holds the vectors) and the saved graph is checked against
+   * that digest; below the threshold the f32 copies are read back after the open, in one pass
+   * queued behind what the open's caller does next (the first query, typically), since a released
+   * scan re-scores from the store at every query. Bytes without digest entries are declined.
    */
   adoptQuantized(bytes: Uint8Array): boolean {
-    if (this.#read === null || this.#flat.size !== 0 || this.#state !== 'off' || !Number.isFinite(this.#threshold)) return false;
+    if (this.#read === null || this.#flat.size !== 0 || this.#state !== 'off') return false;
     const run = decodeQuantized('AdaptiveVectorIndex.adoptQuantized', bytes, this.dim);
-    if (run.digests === null || run.nos.length < this.#threshold) return false;
+    if (run.digests === null) return false;
     this.#flat.adoptRun(run, this.#read);
     this.#digest.adopt(run.nos, run.digests);
     this.#changed();
+    if (this.#state === 'off') this.#resideLater();
     return true;
+  }
+
+  /** Reads the flat scan's f32 copies back unless HNSW has started meanwhile (then they stay with the store). */
+  #resideLater(): void {
+    const epoch = this.#epoch;
+    nextSlice(() => {
+      if (epoch !== this.#epoch || this.#state !== 'off' || !this.#flat.released) return;
+      const started = now();
+      try {
+        if (this.#flat.reside()) this.#logger('debug', `dense leg: read ${this.#flat.size} vectors back in ${(now() - started).toFixed(0)} ms`, { vectors: this.#flat.size });
+        else this.#logger('warn', 'the store lacks vectors the dense leg holds; it keeps re-scoring from the store');
+      } catch (error) {
+        // Nothing awaits this; the released scan still answers exactly, only slower.
+        this.#logger('warn', `dense leg: reading the vectors back failed, it keeps re-scoring from the store: ${messageOf(error)}`);
+      }
+    });
   }
 
   useQuantized(bytes: Uint8Array | null): void {

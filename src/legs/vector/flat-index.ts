@@ -31,6 +31,8 @@ const MAX_NO = 0x7fff_ffff;
 const PAGE = 65_536;
 /** Vectors read from the store per batch when re-scoring without full-precision copies: 6 MB at 384-d. */
 const READ_BATCH = 4096;
+/** Bytes of f32 vectors per read when `reside` takes them all back. */
+const RESIDE_BYTES = 1 << 20;
 
 /**
  * Exact dense search: every vector is scored against the query, then a size-k heap keeps the best.
@@ -299,7 +301,37 @@ export class FlatVectorIndex implements VectorIndex {
     else this.#reader = read;
   }
 
-  /** True once `release` was called (and not undone by `clear`). */
+  /**
+   * Undoes `release`: every vector is read back from the store into f32 copies, so re-scoring
+   * stops reading. False, and the index stays released, when the store lacks one of them.
+   */
+  reside(): boolean {
+    const read = this.#reader;
+    if (read === null) return true;
+    const method = 'FlatVectorIndex.reside';
+    this.#relayout(null, method);
+    let complete = false;
+    try {
+      complete = this.#readBack(read);
+      return complete;
+    } finally {
+      if (!complete) this.#relayout(read, method);
+    }
+  }
+
+  /** Reads every held vector into the f32 copies: false at the first batch the store cannot fill. */
+  #readBack(read: VectorReader): boolean {
+    const dim = this.dim;
+    // About 1 MiB a read: a batch is one value in the store, and a Durable Object's SQLite refuses values past 2 MB.
+    const step = Math.max(1, Math.floor(RESIDE_BYTES / (dim * 4)));
+    for (let from = 0; from < this.#size; from += step) {
+      const to = Math.min(this.#size, from + step);
+      if (read(Array.from(this.#slotToNo.subarray(from, to)), this.#vectors.subarray(from * dim, to * dim)) !== to - from) return false;
+    }
+    return true;
+  }
+
+  /** True once `release` was called (and not undone by `clear` or `reside`). */
   get released(): boolean {
     return this.#reader !== null;
   }
