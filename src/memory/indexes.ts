@@ -78,9 +78,10 @@ export class Indexes implements RecallParts {
     // of it makes V8 mark the whole heap. Read after the lexical index and graph (~220 MB of heap
     // at 100k memories), that was five full collections of ~0.45 s each.
     const quantized = stamp && savedBytes(this.repository, QUANTIZED, stamp);
-    let offer = quantized;
-    if (quantized && this.#adoptQuantized(quantized)) offer = null;
-    else rows.vectors((nos, vectors) => {
+    const adoption = quantized ? this.#adoptQuantized(quantized) : 'declined';
+    // Codes that did not read are not offered again: the index quantizes as it would without them.
+    let offer = adoption === 'declined' ? quantized : null;
+    if (adoption !== 'adopted') rows.vectors((nos, vectors) => {
       const index = this.ensureVectorIndex(vectors.length / nos.length);
       if (offer) offerQuantized(index, offer, logger);
       offer = null;
@@ -108,17 +109,17 @@ export class Indexes implements RecallParts {
   }
 
   /** Hands the saved codes to a vector index that can answer from them without the vectors being read. */
-  #adoptQuantized(bytes: Uint8Array): boolean {
+  #adoptQuantized(bytes: Uint8Array): 'adopted' | 'declined' | 'unreadable' {
     const dim = this.repository.getMeta('dim');
-    if (dim === null) return false;
-    const index = this.ensureVectorIndex(Number(dim));
+    if (dim === null) return 'declined';
     try {
-      const adopted = index.adoptQuantized?.(bytes) ?? false;
-      if (adopted) this.#logger('debug', 'opened the dense leg from its saved codes; vectors are read from the store when needed', { vectors: index.size });
-      return adopted;
+      const index = this.ensureVectorIndex(Number(dim));
+      if (!index.adoptQuantized?.(bytes)) return 'declined';
+      this.#logger('debug', 'opened the dense leg from its saved codes; vectors are read from the store when needed', { vectors: index.size });
+      return 'adopted';
     } catch (error) {
-      this.#logger('warn', 'the saved quantized vectors could not be adopted; reading the vectors', { error });
-      return false;
+      this.#logger('warn', 'the saved quantized vectors could not be read; quantizing them again', { error });
+      return 'unreadable';
     }
   }
 

@@ -157,7 +157,13 @@ export class AdaptiveVectorIndex implements VectorIndex {
     if (this.#read === null || this.#flat.size !== 0 || this.#state !== 'off') return false;
     const run = decodeQuantized('AdaptiveVectorIndex.adoptQuantized', bytes, this.dim);
     if (run.digests === null) return false;
-    this.#flat.adoptRun(run, this.#read);
+    try {
+      this.#flat.adoptRun(run, this.#read);
+    } catch (error) {
+      // Back to an empty index that keeps f32 copies, for the vectors to be read and added instead.
+      this.#flat.clear();
+      throw error;
+    }
     this.#digest.adopt(run.nos, run.digests);
     this.#changed();
     if (this.#state === 'off') this.#resideLater();

@@ -220,8 +220,8 @@ export class FlatVectorIndex implements VectorIndex {
 
   /**
    * Fills an empty index from a saved run alone, released onto `read`: the codes and bounds are
-   * copied and no f32 vector is read. For an open whose queries HNSW answers, where the flat scan
-   * would drop its f32 copies anyway (see `AdaptiveVectorIndex.adoptQuantized`).
+   * copied and no f32 vector is read, so an open answers without reading the vectors (`reside`
+   * takes the copies back later; see `AdaptiveVectorIndex.adoptQuantized`).
    */
   adoptRun(run: QuantizedRun, read: VectorReader): void {
     const method = 'FlatVectorIndex.adoptRun';
