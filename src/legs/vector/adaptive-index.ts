@@ -74,7 +74,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
   readonly #logger: Logger;
   readonly #loadLibrary: () => Promise<Hnswlib>;
   readonly #read: VectorReader | null;
-  readonly #digest = new VectorDigest();
+  /** What the HNSW graph is checked against; null when no graph is ever built (an infinite threshold), so nothing hashes every vector for it. */
+  readonly #digest: VectorDigest | null;
   #hnsw: HnswVectorIndex | null = null;
   #pending = new Set<number>();
   #state: AnnState = 'off';
@@ -88,6 +89,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#flat = flat;
     this.dim = flat.dim;
     this.#threshold = options.threshold ?? ANN_THRESHOLD;
+    this.#digest = Number.isFinite(this.#threshold) ? new VectorDigest() : null;
     this.#params = {
       ...HNSW_DEFAULTS,
       ...(options.m !== undefined ? { m: options.m } : {}),
@@ -115,7 +117,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
 
   add(no: number, vector: Float32Array): void {
     this.#flat.add(no, vector);
-    this.#digest.set(no, vector);
+    this.#digest?.set(no, vector);
     if (this.#hnsw && (this.#state === 'ready' || this.#hnsw.has(no))) this.#guard(() => this.#hnsw!.add(no, vector));
     else if (this.#state === 'building') this.#pending.add(no);
     this.#changed();
@@ -136,13 +138,15 @@ export class AdaptiveVectorIndex implements VectorIndex {
       return;
     }
     this.#flat.addPacked(nos, vectors);
-    for (let i = 0; i < nos.length; i++) this.#digest.set(nos[i]!, vectors.subarray(i * dim, (i + 1) * dim));
+    const digest = this.#digest;
+    if (digest) for (let i = 0; i < nos.length; i++) digest.set(nos[i]!, vectors.subarray(i * dim, (i + 1) * dim));
     this.#changed();
   }
 
-  /** The flat index's codes with each vector's digest entry, so an open can adopt them (`adoptQuantized`). */
+  /** The flat index's codes, with each vector's digest entry where HNSW may be built, so an open can adopt them (`adoptQuantized`). */
   saveQuantized(): Uint8Array | null {
-    return this.#flat.saveQuantized((nos) => this.#digest.entries(nos));
+    const digest = this.#digest;
+    return this.#flat.saveQuantized(digest && ((nos) => digest.entries(nos)));
   }
 
   /**
@@ -151,12 +155,13 @@ export class AdaptiveVectorIndex implements VectorIndex {
    * answer, it stays released (HNSW holds the vectors) and the saved graph is checked against
    * that digest; below the threshold the f32 copies are read back after the open, in one pass
    * queued behind what the open's caller does next (the first query, typically), since a released
-   * scan re-scores from the store at every query. Bytes without digest entries are declined.
+   * scan re-scores from the store at every query. Bytes without digest entries are declined
+   * unless this index never builds a graph.
    */
   adoptQuantized(bytes: Uint8Array): boolean {
     if (this.#read === null || this.#flat.size !== 0 || this.#state !== 'off') return false;
     const run = decodeQuantized('AdaptiveVectorIndex.adoptQuantized', bytes, this.dim);
-    if (run.digests === null) return false;
+    if (this.#digest !== null && run.digests === null) return false;
     try {
       this.#flat.adoptRun(run, this.#read);
     } catch (error) {
@@ -164,7 +169,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       this.#flat.clear();
       throw error;
     }
-    this.#digest.adopt(run.nos, run.digests);
+    this.#digest?.adopt(run.nos, run.digests!);
     this.#changed();
     if (this.#state === 'off') this.#resideLater();
     return true;
@@ -192,7 +197,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
 
   remove(no: number): boolean {
     if (!this.#flat.remove(no)) return false;
-    this.#digest.delete(no);
+    this.#digest?.delete(no);
     this.#pending.delete(no);
     if (this.#hnsw?.has(no)) this.#guard(() => this.#hnsw!.remove(no));
     if (this.#state === 'ready' && this.#hnsw && this.#hnsw.deletedRatio > REBUILD_DELETED_RATIO) this.#restart('many removals');
@@ -216,7 +221,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   clear(): void {
     this.#stop();
     this.#flat.clear();
-    this.#digest.reset();
+    this.#digest?.reset();
     this.#state = 'off';
   }
 
@@ -335,7 +340,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     const started = now();
     try {
       const record = decodeAnn(bytes);
-      const fits = record.dim === this.dim && record.nos.length === this.#flat.size && this.#digest.equals(record.digest)
+      const fits = record.dim === this.dim && record.nos.length === this.#flat.size && this.#digest!.equals(record.digest)
         && record.params.m === this.#params.m && record.params.efConstruction === this.#params.efConstruction;
       if (!fits) {
         this.#logger('info', 'ann: saved HNSW index is stale, rebuilding in the background');
@@ -442,7 +447,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     const started = now();
     try {
       const payload = this.#hnsw.save();
-      this.#store.write(encodeAnn({ dim: this.dim, digest: [this.#digest.a, this.#digest.b], params: this.#params, nos: this.#hnsw.nos(), deleted: this.#hnsw.deletedNos(), payload }));
+      this.#store.write(encodeAnn({ dim: this.dim, digest: [this.#digest!.a, this.#digest!.b], params: this.#params, nos: this.#hnsw.nos(), deleted: this.#hnsw.deletedNos(), payload }));
       this.#dirty = false;
       this.#status.saveMs = now() - started;
     } catch (error) {
