@@ -83,6 +83,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
   #dirty = false;
   #saveTimer: ReturnType<typeof setTimeout> | null = null;
   #waiters: Array<() => void> = [];
+  /** The epoch of the read-back of the flat scan's f32 copies under way (`#resideLater`), if any. */
+  #readBackEpoch: number | null = null;
   #status: Omit<AnnStatus, 'state' | 'indexed' | 'vectors' | 'threshold'> = { source: null, loadMs: null, buildMs: null, saveMs: null, error: null };
 
   constructor(flat: FlatVectorIndex, options: AnnOptions = {}, deps: Dependencies = {}) {
@@ -175,20 +177,43 @@ export class AdaptiveVectorIndex implements VectorIndex {
     return true;
   }
 
-  /** Reads the flat scan's f32 copies back unless HNSW has started meanwhile (then they stay with the store). */
+  /**
+   * Reads the flat scan's f32 copies back in time slices, so searches (a worker's first query
+   * after an open) are answered between them, re-scoring from the store meanwhile. Stops when HNSW
+   * starts (the copies then stay with the store) or the index is cleared.
+   */
   #resideLater(): void {
     const epoch = this.#epoch;
-    nextSlice(() => {
-      if (epoch !== this.#epoch || this.#state !== 'off' || !this.#flat.released) return;
-      const started = now();
+    const started = now();
+    this.#readBackEpoch = epoch;
+    const finish = () => {
+      this.#readBackEpoch = null;
+      if (this.#state !== 'loading' && this.#state !== 'building') this.#settle();
+    };
+    const slice = () => {
+      if (epoch !== this.#epoch || this.#state !== 'off' || !this.#flat.released) {
+        // Unless a later read-back (after a clear and another adoption) owns them, half-read
+        // copies would only take memory: HNSW releases the scan again when it serves.
+        if (this.#readBackEpoch !== epoch) return;
+        if (this.#flat.residing) this.#flat.release(this.#read!);
+        return finish();
+      }
+      let step: ReturnType<FlatVectorIndex['resideSome']>;
       try {
-        if (this.#flat.reside()) this.#logger('debug', `dense leg: read ${this.#flat.size} vectors back in ${(now() - started).toFixed(0)} ms`, { vectors: this.#flat.size });
-        else this.#logger('warn', 'the store lacks vectors the dense leg holds; it keeps re-scoring from the store');
+        const until = now() + SLICE_MS;
+        do step = this.#flat.resideSome();
+        while (step === 'more' && now() < until);
       } catch (error) {
         // Nothing awaits this; the released scan still answers exactly, only slower.
         this.#logger('warn', `dense leg: reading the vectors back failed, it keeps re-scoring from the store: ${messageOf(error)}`);
+        return finish();
       }
-    });
+      if (step === 'more') return nextSlice(slice);
+      if (step === 'done') this.#logger('debug', `dense leg: read ${this.#flat.size} vectors back in ${(now() - started).toFixed(0)} ms`, { vectors: this.#flat.size });
+      else this.#logger('warn', 'the store lacks vectors the dense leg holds; it keeps re-scoring from the store');
+      finish();
+    };
+    nextSlice(slice);
   }
 
   useQuantized(bytes: Uint8Array | null): void {
@@ -234,9 +259,10 @@ export class AdaptiveVectorIndex implements VectorIndex {
     return this.#flat.save();
   }
 
-  /** Resolves once HNSW is ready, has failed, or is not needed at this size. */
+  /** Resolves once HNSW is ready, has failed, or is not needed at this size, and the flat scan's copies are read back. */
   whenIndexed(): Promise<void> {
-    if (this.#state !== 'loading' && this.#state !== 'building' && !(this.#state === 'off' && this.#wanted())) return Promise.resolve();
+    const busy = this.#state === 'loading' || this.#state === 'building' || (this.#state === 'off' && this.#wanted()) || this.#readBackEpoch !== null;
+    if (!busy) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 

@@ -31,7 +31,7 @@ const MAX_NO = 0x7fff_ffff;
 const PAGE = 65_536;
 /** Vectors read from the store per batch when re-scoring without full-precision copies: 6 MB at 384-d. */
 const READ_BATCH = 4096;
-/** Bytes of f32 vectors per read when `reside` takes them all back. */
+/** Bytes of f32 vectors per read when `resideSome` takes them back. */
 const RESIDE_BYTES = 1 << 20;
 
 /**
@@ -56,6 +56,12 @@ export class FlatVectorIndex implements VectorIndex {
   #wasm: VectorKernelInstance | null;
   /** Where full-precision vectors are read from once this index stopped keeping them (`release`); null while it keeps them. */
   #reader: VectorReader | null = null;
+  /**
+   * Whether the layout has room for f32 copies: always while `#reader` is null, and also while
+   * `resideSome` reads them back (released, with the slots below `#filled` already copied).
+   */
+  #copies = true;
+  #filled = 0;
   /** Bytes per i8 vector. */
   readonly #stride: number;
   /**
@@ -149,7 +155,7 @@ export class FlatVectorIndex implements VectorIndex {
       this.#slotToNo[slot] = no;
       this.#noToSlot.set(no, slot);
     }
-    if (this.#reader === null) this.#vectors.set(vector, slot * this.dim);
+    if (this.#copies) this.#vectors.set(vector, slot * this.dim);
     this.#quantize(slot, vector);
   }
 
@@ -187,7 +193,7 @@ export class FlatVectorIndex implements VectorIndex {
     const spans = appended ? [[0, count, first]] : Array.from(slots, (slot, i) => [i, i + 1, slot]);
     for (const [from, to, slot] of spans as Array<[number, number, number]>) {
       const n = to - from;
-      if (this.#reader === null) this.#vectors.set(vectors.subarray(from * dim, to * dim), slot * dim);
+      if (this.#copies) this.#vectors.set(vectors.subarray(from * dim, to * dim), slot * dim);
       if (run === null) {
         for (let j = 0; j < n; j++) this.#quantize(slot + j, vectors.subarray((from + j) * dim, (from + j + 1) * dim));
         continue;
@@ -266,13 +272,16 @@ export class FlatVectorIndex implements VectorIndex {
     if (slot !== last) {
       const dim = this.dim;
       const moved = this.#slotToNo[last]!;
-      if (this.#reader === null) this.#vectors.copyWithin(slot * dim, last * dim, (last + 1) * dim);
+      if (this.#copies) this.#vectors.copyWithin(slot * dim, last * dim, (last + 1) * dim);
+      // Mid read-back the moved vector may not be copied yet: the copied run ends at the hole.
+      if (slot < this.#filled && last >= this.#filled) this.#filled = slot;
       this.#codes.copyWithin(slot * this.#stride, last * this.#stride, (last + 1) * this.#stride);
       this.#meta.copyWithin(slot * META, last * META, (last + 1) * META);
       this.#slotToNo[slot] = moved;
       this.#noToSlot.set(moved, slot);
     }
     this.#noToSlot.delete(no);
+    this.#filled = Math.min(this.#filled, this.#size);
     return true;
   }
 
@@ -297,49 +306,60 @@ export class FlatVectorIndex implements VectorIndex {
    * is freed. `clear` goes back to keeping vectors.
    */
   release(read: VectorReader): void {
-    if (this.#reader === null) this.#relayout(read, 'FlatVectorIndex.release');
+    if (this.#copies) this.#relayout(read, 'FlatVectorIndex.release');
     else this.#reader = read;
   }
 
   /**
-   * Undoes `release`: every vector is read back from the store into f32 copies, so re-scoring
-   * stops reading. False, and the index stays released, when the store lacks one of them.
+   * Undoes `release` one read at a time, so a caller can interleave searches (an open's first
+   * query should not wait for 150 MB): the first call makes room for f32 copies, each call reads
+   * about 1 MiB of vectors into them, and the call that reads the last returns 'done' and makes
+   * them serve. Until then searches re-score from the store and writes keep both forms. 'missing'
+   * when the store lacks one of them: the copies are dropped and the index stays released (so
+   * too when a read throws).
    */
-  reside(): boolean {
+  resideSome(): 'more' | 'done' | 'missing' {
     const read = this.#reader;
-    if (read === null) return true;
-    const method = 'FlatVectorIndex.reside';
-    this.#relayout(null, method);
-    let complete = false;
-    try {
-      complete = this.#readBack(read);
-      return complete;
-    } finally {
-      if (!complete) this.#relayout(read, method);
-    }
-  }
-
-  /** Reads every held vector into the f32 copies: false at the first batch the store cannot fill. */
-  #readBack(read: VectorReader): boolean {
+    if (read === null) return 'done';
+    const method = 'FlatVectorIndex.resideSome';
+    if (!this.#copies) this.#relayout(read, method, true);
     const dim = this.dim;
     // About 1 MiB a read: a batch is one value in the store, and a Durable Object's SQLite refuses values past 2 MB.
     const step = Math.max(1, Math.floor(RESIDE_BYTES / (dim * 4)));
-    for (let from = 0; from < this.#size; from += step) {
-      const to = Math.min(this.#size, from + step);
-      if (read(Array.from(this.#slotToNo.subarray(from, to)), this.#vectors.subarray(from * dim, to * dim)) !== to - from) return false;
+    const from = this.#filled;
+    const to = Math.min(this.#size, from + step);
+    let complete = false;
+    try {
+      complete = from === to || read(Array.from(this.#slotToNo.subarray(from, to)), this.#vectors.subarray(from * dim, to * dim)) === to - from;
+    } finally {
+      if (!complete) this.#relayout(read, method);
     }
-    return true;
+    if (!complete) return 'missing';
+    if (to < this.#size) {
+      this.#filled = to;
+      return 'more';
+    }
+    this.#reader = null;
+    this.#filled = 0;
+    return 'done';
   }
 
-  /** True once `release` was called (and not undone by `clear` or `reside`). */
+  /** True once `release` was called (and not undone by `clear` or the last `resideSome`). */
   get released(): boolean {
     return this.#reader !== null;
   }
 
-  /** Moves the codes into a layout with (`reader` null) or without room for f32 vectors. */
-  #relayout(reader: VectorReader | null, method: string): void {
+  /** Released, with `resideSome` part way through reading the copies back. */
+  get residing(): boolean {
+    return this.#reader !== null && this.#copies;
+  }
+
+  /** Moves the codes into a layout with room for f32 vectors (`copies`, always when `reader` is null) or without. */
+  #relayout(reader: VectorReader | null, method: string, copies = reader === null): void {
     const codes = this.#codes.slice(0, this.#size * this.#stride);
     this.#reader = reader;
+    this.#copies = copies;
+    this.#filled = 0;
     this.#readCapacity = 0;
     if (this.#kernel !== null) this.#wasm = this.#kernel.instantiate();
     this.#vectors = new Float32Array(0);
@@ -448,7 +468,7 @@ export class FlatVectorIndex implements VectorIndex {
 
   /** Bytes reserved for vectors (f32 unless released, and i8 with their bounds), including spare capacity. */
   byteSize(): number {
-    return this.#capacity * ((this.#reader === null ? this.dim * 4 : 0) + this.#stride + META * 8) + this.#readCapacity * this.dim * 4;
+    return this.#capacity * ((this.#copies ? this.dim * 4 : 0) + this.#stride + META * 8) + this.#readCapacity * this.dim * 4;
   }
 
   /** The portable form (see `flat-snapshot.ts`); a released index reads its vectors back from the store for it. */
@@ -478,7 +498,7 @@ export class FlatVectorIndex implements VectorIndex {
   #reserve(capacity: number, method: string, fresh = false): void {
     const dim = this.dim;
     const stride = this.#stride;
-    const resident = this.#reader === null;
+    const resident = this.#copies;
     const slotToNo = new Int32Array(capacity);
     slotToNo.set(this.#slotToNo.subarray(0, this.#size));
     const meta = new Float64Array(capacity * META);
@@ -531,7 +551,7 @@ export class FlatVectorIndex implements VectorIndex {
     const capacity = this.#capacity;
     this.#query = new Float32Array(buffer, 0, dim);
     this.#query16 = new Int16Array(buffer, this.#query16Ptr, this.#stride);
-    this.#vectors = new Float32Array(buffer, this.#vectorPtr, this.#reader === null ? capacity * dim : 0);
+    this.#vectors = new Float32Array(buffer, this.#vectorPtr, this.#copies ? capacity * dim : 0);
     this.#codes = new Int8Array(buffer, this.#codesPtr, capacity * this.#stride);
     this.#scores = new Float32Array(buffer, this.#scorePtr, capacity);
     this.#dots = new Int32Array(buffer, this.#scorePtr, capacity);
