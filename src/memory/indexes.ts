@@ -1,8 +1,8 @@
 import type { EntityLeg, GraphLeg, LegFactory, LexicalIndex, VectorIndex } from '../legs/types.js';
 import type { Logger } from '../logger.js';
 import { sqlAnnStore } from '../storage/ann-store.js';
-import { readVectorsByNo } from '../storage/bulk-read.js';
-import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
+import { readVectorsByNo, type GraphEdgeRow } from '../storage/bulk-read.js';
+import type { MemoryRow, Repository } from '../storage/repository.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
 import { ENTITIES, LEXICAL, loadSaved, QUANTIZED, save, saveBytes, savedBytes, storeStamp } from './saved-lexical.js';
@@ -171,7 +171,7 @@ export class Indexes implements RecallParts {
     this.vector?.remove(no);
   }
 
-  addEdge(edge: EdgeRow): void {
+  addEdge(edge: GraphEdgeRow): void {
     this.graph.addEdge(edge.id, Number(edge.src), Number(edge.dst), {
       type: edge.type,
       weight: Number(edge.weight),

@@ -1,12 +1,12 @@
-import { readCatalogRows, readEdges, readTexts, readVectors, type CatalogRow } from '../storage/bulk-read.js';
-import type { EdgeRow, Repository } from '../storage/repository.js';
+import { readCatalogRows, readGraphEdges, readTexts, readVectors, type CatalogRow, type GraphEdgeRow } from '../storage/bulk-read.js';
+import type { Repository } from '../storage/repository.js';
 
 export type PackedAdd = (nos: ArrayLike<number>, vectors: Float32Array) => void;
 
 /** A store's rows as an open reads them: the catalog and edges at once, texts and vectors on demand. */
 export interface StoreRows {
   catalog: CatalogRow[];
-  edges: EdgeRow[];
+  edges: GraphEdgeRow[];
   texts(): Map<number, string>;
   /** Hands every vector to `add`, in chunks laid back to back (see `readVectors`). */
   vectors(add: PackedAdd): void;
@@ -20,7 +20,7 @@ export function readAll(repo: Repository): StoreRows {
   const db = repo.db;
   try {
     const catalog = readCatalogRows(db);
-    const edges = readEdges(db);
+    const edges = readGraphEdges(db);
     return {
       catalog,
       edges,

@@ -59,19 +59,18 @@ export function readTexts(db: SqlDriver): Map<number, string> {
   return new Map(jsonRows(db, 'memories', 'no, text').map((r) => [r[0] as number, r[1] as string]));
 }
 
-export function readEdges(db: SqlDriver): EdgeRow[] {
-  return jsonRows(db, 'edges', 'no, id, src, dst, type, weight, metadata, valid_from, created_at, closes_valid_to, prior_valid_to').map((r) => ({
-    no: r[0] as number,
+/** What the graph leg keeps of an edge: an open reads no more (metadata and the supersession bookkeeping stay in the store). */
+export type GraphEdgeRow = Pick<EdgeRow, 'id' | 'src' | 'dst' | 'type' | 'weight' | 'created_at'>;
+
+/** Every edge, as the graph leg keeps it. */
+export function readGraphEdges(db: SqlDriver): GraphEdgeRow[] {
+  return jsonRows(db, 'edges', 'no, id, src, dst, type, weight, created_at').map((r) => ({
     id: r[1] as string,
     src: r[2] as number,
     dst: r[3] as number,
     type: r[4] as string,
     weight: r[5] as number,
-    metadata: r[6] as string,
-    valid_from: r[7] as number,
-    created_at: r[8] as number,
-    closes_valid_to: r[9] as number,
-    prior_valid_to: r[10] as number | null,
+    created_at: r[6] as number,
   }));
 }
 
