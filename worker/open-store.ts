@@ -88,6 +88,7 @@ export async function openStore(options: WorkerStoreOptions, emit: (event: Memor
       logger,
       ...(options.recall ? { recall: options.recall } : {}),
       ...(options.ann !== undefined ? { ann: options.ann } : {}),
+      ...(options.saveIndexesAfterMs !== undefined ? { saveIndexesAfterMs: options.saveIndexesAfterMs } : {}),
       enrichment: { onProgress: (p) => emit({ type: 'enrichment', ...p }) },
     });
     return { memory, model: () => ({ ...model }) };

@@ -59,7 +59,7 @@ export default {
   },
 };
 
-/** One memory. Its `HybridMemory` opens on the first request and rebuilds its indexes from SQLite. */
+/** One memory. Its `HybridMemory` opens on the first request, from the indexes it saved in SQLite or by rebuilding them. */
 export class MemoryObject {
   readonly #state: DurableObjectStateLike;
   readonly #env: Env;

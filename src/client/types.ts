@@ -23,6 +23,8 @@ export interface WorkerStoreOptions {
   /** Passed to `HybridMemory.open` (plain data only: no functions). */
   recall?: RecallDefaults;
   ann?: false | { threshold?: number; m?: number; efConstruction?: number; efSearch?: number };
+  /** Passed to `HybridMemory.open`: quiet time before the derived indexes are saved to OPFS (default 5000), or `false`. */
+  saveIndexesAfterMs?: number | false;
   /** Wait this long (ms) for a tab that is closing to release the store. Default 3000. */
   handoverTimeoutMs?: number;
 }

@@ -20,6 +20,7 @@ import { Writer } from './writer.js';
 import { dropVectors, reconcileModel } from './model.js';
 import { autoEdgeKind, type AutoEdgeKind } from './auto-edges.js';
 import { checkOpenOptions, openDriver, type OpenOptions } from './open-options.js';
+import { QuietSaver, resolveSaveDelay } from './quiet-save.js';
 
 /** What `ready()` resolves to. */
 export interface ReadyReport {
@@ -42,6 +43,8 @@ export interface OpenedCore {
   logger: Logger;
   defaults: ResolvedDefaults;
   enrichment: EnrichmentOptions | undefined;
+  /** Quiet time after a write before the derived indexes are saved, or null (see `saveIndexesAfterMs`). */
+  saveAfterMs: number | null;
 }
 
 /** Opens (or creates) a store and rebuilds its indexes from SQLite, with the legs `chooseLegs` makes. */
@@ -56,7 +59,8 @@ export async function openCore(method: string, options: OpenOptions, chooseLegs:
     const legs = await chooseLegs({ vectorKernel: o.vectorKernel, ann: o.ann, logger });
     const indexes = new Indexes(repo, { legs, dim, logger, autoEdges, neighbourAveraging });
     indexes.rebuild();
-    return { repo, indexes, embedder, now: o.now ?? Date.now, logger, defaults, enrichment: o.enrichment };
+    const saveAfterMs = resolveSaveDelay(o.saveIndexesAfterMs, driver);
+    return { repo, indexes, embedder, now: o.now ?? Date.now, logger, defaults, enrichment: o.enrichment, saveAfterMs };
   } catch (error) {
     driver.close();
     throw error;
@@ -80,9 +84,10 @@ export class MemoryCore {
   readonly #defaults: ResolvedDefaults;
   readonly #logger: Logger;
   readonly #enrichmentOptions: EnrichmentOptions | undefined;
+  readonly #saver: QuietSaver | null;
   #closed = false;
 
-  protected constructor({ repo, indexes, embedder, now, logger, defaults, enrichment }: OpenedCore) {
+  protected constructor({ repo, indexes, embedder, now, logger, defaults, enrichment, saveAfterMs }: OpenedCore) {
     this.#repo = repo;
     this.#indexes = indexes;
     this.#embedder = embedder;
@@ -93,6 +98,10 @@ export class MemoryCore {
     this.#enrichment = this.#newEnrichmentQueue();
     this.#writer = new Writer(repo, indexes, this.#enrichment, now);
     this.#enrichment?.enqueue(repo.memoriesWithoutVector());
+    this.#saver = saveAfterMs === null ? null : new QuietSaver(saveAfterMs, () => this.#saveDerived(true));
+    repo.onWrite = () => this.#saver?.touch();
+    // An open that rebuilt an index saves it too, or a store only read from would rebuild at every open.
+    this.#saver?.touch();
   }
 
   #newEnrichmentQueue(): EnrichmentQueue | null {
@@ -373,6 +382,7 @@ export class MemoryCore {
     if (this.#closed) return;
     this.#closed = true;
     await this.#enrichment?.stop();
+    this.#saver?.stop();
     this.#saveDerived();
     this.#indexes.close();
     this.#indexes.clear();
@@ -380,9 +390,10 @@ export class MemoryCore {
   }
 
   /** The next open loads the lexical index instead of rebuilding it; failing to save only costs that. */
-  #saveDerived(): void {
+  #saveDerived(quiet = false): void {
+    if (this.#closed && quiet) return;
     try {
-      this.#indexes.saveDerived();
+      if (this.#indexes.saveDerived() && quiet) this.#logger('debug', 'saved the derived indexes after writes went quiet', { memories: this.#indexes.catalog.size });
     } catch (error) {
       this.#logger('warn', 'could not save the lexical index; the next open rebuilds it', { error });
     }

@@ -123,15 +123,16 @@ export class Indexes implements RecallParts {
     }
   }
 
-  /** Saves the lexical and entity indexes and the vector codes for the next open, unless the saved ones are already current (close, export). */
-  saveDerived(): void {
+  /** Saves the lexical and entity indexes and the vector codes for the next open, unless the saved ones are already current: false then. */
+  saveDerived(): boolean {
     const stamp = storeStamp(this.repository);
-    if (stamp.key === this.#savedStamp) return;
+    if (stamp.key === this.#savedStamp) return false;
     save(this.repository, LEXICAL, stamp, this.lexical);
     save(this.repository, ENTITIES, stamp, this.entities);
     const quantized = this.vector?.saveQuantized?.() ?? null;
     if (quantized) saveBytes(this.repository, QUANTIZED, stamp, quantized);
     this.#savedStamp = stamp.key;
+    return true;
   }
 
   /** Empty indexes over the same database, legs and options, to be filled and swapped in by a restore. */

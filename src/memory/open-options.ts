@@ -8,6 +8,7 @@ import { resolveAutoEdges, type AutoEdgeOptions, type ResolvedAutoEdges } from '
 import type { EnrichmentOptions } from './enrichment.js';
 import { modelConflict } from './model.js';
 import { resolveNeighbourAveraging, type NeighbourAveraging, type NeighbourAveragingOption } from './neighbour-averaging.js';
+import { checkSaveDelay } from './quiet-save.js';
 import { resolveDefaults, type ResolvedDefaults } from './recall-options.js';
 import { checkIntInRange, checkOptions, isEmbedder, keysOf } from './validate.js';
 import { adoptForeignDatabase, readRows } from '../validation/database.js';
@@ -56,11 +57,19 @@ export interface OpenOptions {
    * `true` for weight 0.3, k 5, or `{ weight, k }`. Off by default.
    */
   neighbourAveraging?: NeighbourAveragingOption;
+  /**
+   * Quiet time, in ms, after the last write before the lexical and entity indexes and the vector
+   * codes are saved into the store, so the next open loads them instead of rebuilding them, also
+   * when the store is never closed (a Durable Object evicted, a tab closed, a process killed).
+   * Default 5000 for a database that outlives the process, none for an in-memory one; `false`
+   * saves them only at `close()` and export. A save takes about a second at 100k memories.
+   */
+  saveIndexesAfterMs?: number | false;
 }
 
 export const OPEN_KEYS = keysOf<OpenOptions>({
   storage: true, embedder: true, dim: true, now: true, logger: true, recall: true, enrichment: true, vectorKernel: true, ann: true, reembed: true,
-  autoEdges: true, neighbourAveraging: true,
+  autoEdges: true, neighbourAveraging: true, saveIndexesAfterMs: true,
 });
 
 /** Checks `open()`'s options before anything loads, and resolves the per-store defaults. */
@@ -76,6 +85,7 @@ export function checkOpenOptions(method: string, options: unknown): { o: OpenOpt
   }
   if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);
   if (o.logger !== undefined && typeof o.logger !== 'function') throw invalid(method, 'options.logger must be a function', o.logger);
+  checkSaveDelay(method, o.saveIndexesAfterMs);
   const defaults = resolveDefaults(method, o.recall);
   const autoEdges = resolveAutoEdges(method, o.autoEdges);
   const neighbourAveraging = resolveNeighbourAveraging(method, o.neighbourAveraging);

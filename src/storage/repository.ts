@@ -43,6 +43,8 @@ const EDGE_COLUMNS = 'no, id, src, dst, type, weight, metadata, valid_from, crea
  */
 export class Repository {
   readonly db: SqlDriver;
+  /** Called after each committed write that changed a row (the store then schedules saving its derived indexes). */
+  onWrite: (() => void) | null = null;
 
   constructor(db: SqlDriver) {
     this.db = db;
@@ -54,20 +56,25 @@ export class Repository {
    * method that wrote (the driver's error is its `cause`).
    */
   transaction<T>(method: string, fn: () => T): T {
+    let changed = false;
+    let result: T;
     try {
-      return this.db.transaction(() => {
+      result = this.db.transaction(() => {
         const before = this.#changes();
-        const result = fn();
+        const value = fn();
         // Every committed write that changed a row moves the generation, so saved indexes can tell they are stale.
         if (this.#changes() !== before) {
           this.db.exec("INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1");
+          changed = true;
         }
-        return result;
+        return value;
       });
     } catch (cause) {
       if (cause instanceof HybridMindError) throw cause;
       throw new HybridMindError('STORAGE', method, `the write was rolled back: ${messageOf(cause)}`, { cause });
     }
+    if (changed) this.onWrite?.();
+    return result;
   }
 
   #changes(): number {

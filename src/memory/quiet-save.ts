@@ -1,0 +1,63 @@
+/**
+ * Saving the derived indexes (lexical, entity, vector codes) once writes have gone quiet. They
+ * used to be saved only by `close()` and exports, and a store that is never closed (a Durable
+ * Object evicted, a tab closed, a process killed) rebuilt them at every open: 10 s at 100k
+ * memories instead of loading them in about one.
+ */
+import { checkIntInRange } from '../util/int-checks.js';
+import type { SqlDriver } from '../storage/driver.js';
+
+/** Quiet time after the last write before a persistent store saves its derived indexes. */
+export const DEFAULT_SAVE_AFTER_MS = 5_000;
+
+/** Checks `open()`'s `saveIndexesAfterMs`: a delay in ms (at most what a timer takes), `false`, or absent. */
+export function checkSaveDelay(method: string, option: unknown): void {
+  if (option !== undefined && option !== false) checkIntInRange(method, 'options.saveIndexesAfterMs', option, 0, 2 ** 31 - 1);
+}
+
+/**
+ * The delay a checked `saveIndexesAfterMs` asks for, or null for none. Left out, only a database
+ * that outlives the process saves in the background: an in-memory one is gone with it, so saving
+ * would be work nobody reads (its export saves them anyway).
+ */
+export function resolveSaveDelay(option: number | false | undefined, db: SqlDriver): number | null {
+  if (option !== undefined) return option === false ? null : option;
+  return inMemory(db) ? null : DEFAULT_SAVE_AFTER_MS;
+}
+
+/** Whether `main` has no file. A driver that refuses the pragma (Durable Object SQLite may) keeps its data. */
+function inMemory(db: SqlDriver): boolean {
+  try {
+    const main = db.all<{ name: string; file: string | null }>('PRAGMA database_list').find((row) => row.name === 'main');
+    return main !== undefined && (main.file ?? '') === '';
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `save` once `delayMs` passed without another `touch`. */
+export class QuietSaver {
+  readonly #delayMs: number;
+  readonly #save: () => void;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(delayMs: number, save: () => void) {
+    this.#delayMs = delayMs;
+    this.#save = save;
+  }
+
+  touch(): void {
+    this.stop();
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#save();
+    }, this.#delayMs);
+    // A pending save must not keep a Node process alive; `close()` saves what it would have.
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  stop(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+}

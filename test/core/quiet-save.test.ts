@@ -1,0 +1,119 @@
+/**
+ * A store that is never closed (a Durable Object evicted, a tab closed) still saves its derived
+ * indexes once writes go quiet, so its next open loads them instead of rebuilding them.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HybridMemory, SqliteWasmDriver, type SqlDriver } from '../../src/index.js';
+import { DEFAULT_SAVE_AFTER_MS, resolveSaveDelay } from '../../src/memory/quiet-save.js';
+import { SqliteFileDriver } from '../../src/storage/node-file.js';
+import { clusteredVectors } from '../support/clustered-vectors.js';
+import { ids, openMemory, recorder } from '../support/memory.js';
+
+const SAVED = 'saved the derived indexes after writes went quiet';
+const vectors = clusteredVectors(60, { dim: 32, seed: 5 });
+const items = vectors.slice(0, 50).map((embedding, i) => ({ id: `m${i}`, text: `Ticket OPS-${100 + i} about ${i % 2 ? 'billing' : 'search'} service`, embedding }));
+
+let stores: HybridMemory[] = [];
+afterEach(async () => {
+  for (const s of stores) await s.close();
+  stores = [];
+});
+
+let dir: string;
+beforeAll(async () => (dir = await mkdtemp(join(tmpdir(), 'hybridmind-quiet-save-'))));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const until = async (done: () => boolean) => {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(done()).toBe(true);
+};
+
+async function answers(mem: HybridMemory): Promise<string[][]> {
+  const queries = ['OPS-107', 'billing service', 'search'];
+  return Promise.all(queries.map(async (q, i) => ids(await mem.recall(q, { k: 5, queryEmbedding: vectors[50 + i]! }))));
+}
+
+describe('saving the derived indexes when writes go quiet', () => {
+  it('lets a store that was never closed reopen from its saved indexes, and saves again after later writes', async () => {
+    const driver = await SqliteWasmDriver.open();
+    const log = recorder();
+    const mem = await openMemory({ storage: driver, embedder: null, saveIndexesAfterMs: 20, logger: log.logger });
+    stores.push(mem);
+    await mem.storeMany(items.slice(0, 40));
+    await mem.relate('m1', 'm2', 'DEPENDS_ON');
+    await until(() => log.messages.includes(SAVED));
+    const stamps = () => driver.all<{ name: string; stamp: string }>("SELECT name, stamp FROM derived_index WHERE name NOT LIKE '%#%' ORDER BY name");
+    const first = stamps();
+    expect(first.map((r) => r.name)).toEqual(['entities', 'lexical', 'quantized']);
+
+    await mem.storeMany(items.slice(40));
+    await until(() => log.messages.filter((m) => m === SAVED).length === 2);
+    expect(stamps().map((r) => r.stamp)).not.toEqual(first.map((r) => r.stamp));
+
+    // The database as the process left it, without close() or an export (both of which save).
+    const reopenedLog = recorder();
+    const reopened = await openMemory({ storage: await SqliteWasmDriver.open({ bytes: driver.serialize!() }), embedder: null, logger: reopenedLog.logger });
+    stores.push(reopened);
+    expect(reopenedLog.messages).toEqual(expect.arrayContaining(['loaded the saved lexical index', 'loaded the saved entity index', 'opened the dense leg from its saved codes; vectors are read from the store when needed']));
+    expect(await answers(reopened)).toEqual(await answers(mem));
+  });
+
+  it('saves after an open that had to rebuild, so a store only read from stops rebuilding', async () => {
+    const source = await openMemory({ embedder: null, saveIndexesAfterMs: false });
+    stores.push(source);
+    await source.storeMany(items);
+    // An export saves the indexes; drop them to stand for a store whose last writer never saved.
+    const bare = await SqliteWasmDriver.open({ bytes: await source.exportDatabase() });
+    bare.exec('DELETE FROM derived_index');
+    const log = recorder();
+    const mem = await openMemory({ storage: bare, embedder: null, saveIndexesAfterMs: 10, logger: log.logger });
+    stores.push(mem);
+    expect(log.messages).not.toContain('loaded the saved lexical index');
+    await until(() => log.messages.includes(SAVED));
+    expect(bare.all('SELECT name FROM derived_index').length).toBeGreaterThan(0);
+  });
+
+  it('saves nothing in the background with false, and none is left pending after close', async () => {
+    const driver: SqlDriver = await SqliteWasmDriver.open();
+    const log = recorder();
+    const mem = await openMemory({ storage: driver, embedder: null, saveIndexesAfterMs: false, logger: log.logger });
+    await mem.storeMany(items);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(driver.all('SELECT name FROM derived_index')).toEqual([]);
+    expect(log.messages).not.toContain(SAVED);
+
+    const closing = recorder();
+    const other = await openMemory({ embedder: null, saveIndexesAfterMs: 30, logger: closing.logger });
+    await other.storeMany(items);
+    await other.close();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(closing.messages).not.toContain(SAVED);
+    expect(closing.messages.filter((m) => /could not save/.test(m))).toEqual([]);
+  });
+
+  it('defaults to a delay for a database file and to none for an in-memory database', async () => {
+    const memory = await SqliteWasmDriver.open();
+    const file = await SqliteFileDriver.open(join(dir, 'store.db'));
+    try {
+      expect(resolveSaveDelay(undefined, memory)).toBeNull();
+      expect(resolveSaveDelay(undefined, file)).toBe(DEFAULT_SAVE_AFTER_MS);
+      expect(resolveSaveDelay(false, file)).toBeNull();
+      expect(resolveSaveDelay(250, memory)).toBe(250);
+    } finally {
+      memory.close();
+      file.close();
+    }
+  });
+
+  it('refuses a delay that is not a whole number of ms or false, naming open and the value', async () => {
+    for (const bad of [-1, 1.5, '5000', true, null, 2 ** 31]) {
+      await expect(HybridMemory.open({ embedder: null, saveIndexesAfterMs: bad as never })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringMatching(/open.*saveIndexesAfterMs/),
+      });
+    }
+  });
+});
