@@ -526,3 +526,77 @@ describe('AdaptiveVectorIndex reading the copies back after an open', () => {
     expect(cleared.search(all[1]!, 1)[0]!.no).toBe(1);
   });
 });
+
+describe('AdaptiveVectorIndex past the size it keeps f32 copies for', () => {
+  const dim = 384;
+  /** Room for 100 vectors' f32 copies. */
+  const copiesMaxBytes = 100 * dim * 4;
+
+  it('stops keeping them once writes pass it, answers as before from the store, and keeps them again after a clear', () => {
+    const all = clusteredVectors(260, { dim, seed: 101 });
+    const { vectors, read, asked } = store(dim);
+    const logs: string[] = [];
+    const flat = new FlatVectorIndex(dim, kernel);
+    const index = new AdaptiveVectorIndex(flat, { threshold: Infinity }, { read, copiesMaxBytes, logger: (_level, message) => logs.push(message) });
+    const kept = new FlatVectorIndex(dim, kernel);
+    const put = (no: number) => {
+      vectors.set(no, all[no]!);
+      index.add(no, all[no]!);
+      kept.add(no, all[no]!);
+    };
+    for (let no = 0; no < 100; no++) put(no);
+    expect(flat.released).toBe(false);
+    const queries = all.slice(240, 246);
+    for (const q of queries) expect(index.search(q, 10)).toEqual(kept.search(q, 10));
+    expect(asked()).toBe(0);
+
+    put(100);
+    expect(flat.released).toBe(true);
+    expect(logs).toContain('dense leg: past 100 vectors the exact scan keeps int8 codes and re-scores from the store');
+    for (let no = 101; no < 200; no++) put(no);
+    for (const q of queries) expect(index.search(q, 10)).toEqual(kept.search(q, 10));
+    expect(asked()).toBeGreaterThan(0);
+    expect(flat.byteSize()).toBeLessThan(kept.byteSize() / 2);
+
+    index.clear();
+    expect(flat.released).toBe(false);
+    for (let no = 200; no < 240; no++) index.add(no, all[no]!);
+    expect(flat.released).toBe(false);
+  });
+
+  it('reads nothing back after adopting more codes than that, and drops a read-back that writes take past it', async () => {
+    const { all, read, asked, source, codes } = savedExact(dim, 150, 102);
+    const large = new FlatVectorIndex(dim, kernel);
+    const index = new AdaptiveVectorIndex(large, { threshold: Infinity }, { read, copiesMaxBytes });
+    expect(index.adoptQuantized(codes)).toBe(true);
+    await index.whenIndexed();
+    expect(large.released).toBe(true);
+    expect(large.residing).toBe(false);
+    const before = asked();
+    expect(index.search(all[160]!, 10)).toEqual(source.search(all[160]!, 10));
+    expect(asked() - before).toBeLessThan(150);
+
+    // 1,500 vectors are three reads of about 1 MiB, each slowed so the read-back takes several slices.
+    const small = savedExact(dim, 1_500, 103);
+    const slow: VectorReader = (nos, into) => {
+      const until = performance.now() + 8;
+      while (performance.now() < until);
+      return small.read(nos, into);
+    };
+    const flat = new FlatVectorIndex(dim, kernel);
+    const growing = new AdaptiveVectorIndex(flat, { threshold: Infinity }, { read: slow, copiesMaxBytes: 1_502 * dim * 4 });
+    expect(growing.adoptQuantized(small.codes)).toBe(true);
+    const done = growing.whenIndexed();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(flat.residing).toBe(true);
+    for (let no = 1_500; no < 1_503; no++) {
+      small.vectors.set(no, small.all[no]!);
+      growing.add(no, small.all[no]!);
+      small.source.add(no, small.all[no]!);
+    }
+    await done;
+    expect(flat.released).toBe(true);
+    expect(flat.residing).toBe(false);
+    for (const q of small.all.slice(1_520, 1_524)) expect(growing.search(q, 10)).toEqual(small.source.search(q, 10));
+  });
+});

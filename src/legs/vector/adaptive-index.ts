@@ -48,7 +48,17 @@ interface Dependencies {
   read?: VectorReader;
   logger?: Logger;
   loadLibrary?: () => Promise<Hnswlib>;
+  /** Bytes of f32 copies the flat scan keeps before it re-scores from `read` instead. Default {@link COPIES_MAX_BYTES}. */
+  copiesMaxBytes?: number;
 }
+
+/**
+ * Past this many bytes of f32 copies (21,845 vectors at 384-d) the flat scan keeps only its int8
+ * codes and reads the ~100–150 candidates a recall re-scores from the store. At 100k vectors that
+ * gives back 200 MB of WebAssembly memory (the copies at doubled capacity) for ~0.5 ms a query;
+ * below it the copies are small and the read would be a large share of a sub-millisecond query.
+ */
+const COPIES_MAX_BYTES = 32 * 2 ** 20;
 
 /** Slice of work between yields while building, so writes and queries interleave with the build. */
 const SLICE_MS = 12;
@@ -60,9 +70,9 @@ const REBUILD_DELETED_RATIO = 0.25;
  * answer whenever HNSW is missing, stale or still building), plus an HNSW graph once the store
  * reaches `threshold`. The graph is built in time slices in the background, kept in step with
  * every add and remove, saved with a digest of the vectors it holds, and restored from those
- * bytes at start when the digest still matches. Once the graph serves, the flat scan keeps only
- * its int8 codes and re-scores from the store (given `read`): HNSW and SQLite both hold every
- * vector, and a third copy was 146 MiB at 100k memories.
+ * bytes at start when the digest still matches. Once the graph serves, or the store outgrows
+ * `COPIES_MAX_BYTES`, the flat scan keeps only its int8 codes and re-scores from the store (given
+ * `read`): SQLite (and HNSW) already hold every vector, and another copy was 146 MiB at 100k.
  */
 export class AdaptiveVectorIndex implements VectorIndex {
   readonly dim: number;
@@ -74,6 +84,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
   readonly #logger: Logger;
   readonly #loadLibrary: () => Promise<Hnswlib>;
   readonly #read: VectorReader | null;
+  /** Vectors the flat scan keeps f32 copies of at most (see `COPIES_MAX_BYTES`). */
+  readonly #copiesMax: number;
   /** What the HNSW graph is checked against; null when no graph is ever built (an infinite threshold), so nothing hashes every vector for it. */
   readonly #digest: VectorDigest | null;
   #hnsw: HnswVectorIndex | null = null;
@@ -103,6 +115,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#logger = deps.logger ?? silentLogger;
     this.#loadLibrary = deps.loadLibrary ?? loadHnswlib;
     this.#read = deps.read ?? null;
+    this.#copiesMax = Math.floor((deps.copiesMaxBytes ?? COPIES_MAX_BYTES) / (this.dim * 4));
   }
 
   get kind(): string {
@@ -155,9 +168,9 @@ export class AdaptiveVectorIndex implements VectorIndex {
    * {@link VectorIndex.adoptQuantized}: the flat scan takes the codes released onto the store's
    * vectors and the digest from the saved entries, so an open reads no vector. Where HNSW will
    * answer, it stays released (HNSW holds the vectors) and the saved graph is checked against
-   * that digest; below the threshold the f32 copies are read back after the open, in one pass
-   * queued behind what the open's caller does next (the first query, typically), since a released
-   * scan re-scores from the store at every query. Bytes without digest entries are declined
+   * that digest; below the threshold, while they fit `COPIES_MAX_BYTES`, the f32 copies are read
+   * back after the open, in one pass queued behind what the open's caller does next (the first
+   * query, typically), since a released scan re-scores from the store at every query. Bytes without digest entries are declined
    * unless this index never builds a graph.
    */
   adoptQuantized(bytes: Uint8Array): boolean {
@@ -180,7 +193,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
   /**
    * Reads the flat scan's f32 copies back in time slices, so searches (a worker's first query
    * after an open) are answered between them, re-scoring from the store meanwhile. Stops when HNSW
-   * starts (the copies then stay with the store) or the index is cleared.
+   * starts or writes take the scan past `#copiesMax` (the copies then stay with the store), or the
+   * index is cleared.
    */
   #resideLater(): void {
     const epoch = this.#epoch;
@@ -191,7 +205,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       if (this.#state !== 'loading' && this.#state !== 'building') this.#settle();
     };
     const slice = () => {
-      if (epoch !== this.#epoch || this.#state !== 'off' || !this.#flat.released) {
+      if (epoch !== this.#epoch || this.#state !== 'off' || !this.#flat.released || this.#flat.size > this.#copiesMax) {
         // Unless a later read-back (after a clear and another adoption) owns them, half-read
         // copies would only take memory: HNSW releases the scan again when it serves.
         if (this.#readBackEpoch !== epoch) return;
@@ -295,6 +309,10 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   #changed(): void {
+    if (this.#read !== null && !this.#flat.released && this.#flat.size > this.#copiesMax) {
+      this.#flat.release(this.#read);
+      this.#logger('debug', `dense leg: past ${this.#copiesMax} vectors the exact scan keeps int8 codes and re-scores from the store`, { vectors: this.#flat.size });
+    }
     if (this.#state === 'off' && this.#wanted()) this.#start();
     if (this.#state === 'ready') {
       this.#dirty = true;
