@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
+import type { SavedBytes } from '../src/legs/types.js';
 import { decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js';
-import { AdaptiveVectorIndex, type AnnStore } from '../src/legs/vector/adaptive-index.js';
+import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { HnswVectorIndex, maxHnswVectors } from '../src/legs/vector/hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from '../src/legs/vector/hnswlib-loader.js';
@@ -13,7 +14,7 @@ beforeAll(async () => {
   lib = await loadHnswlib();
 });
 
-function memoryStore(): AnnStore & { bytes: Uint8Array | null; writes: number } {
+function memoryStore(): SavedBytes & { bytes: Uint8Array | null; writes: number } {
   const store = {
     bytes: null as Uint8Array | null,
     writes: 0,

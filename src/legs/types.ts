@@ -68,6 +68,8 @@ export interface VectorIndex {
   byteSize(): number;
   /** Persistable form; `load*` on the implementation restores it without rebuilding. */
   save(): Uint8Array;
+  /** Saves what background work has not saved yet (before an export, or when the store's writes went quiet). */
+  flush?(): void;
   /** Saves what background work has not saved yet and stops it (before the store's database closes). */
   close?(): void;
 }
@@ -195,6 +197,11 @@ export interface EntityLeg {
 export interface SavedBytes {
   read(): Uint8Array | null;
   write(bytes: Uint8Array): void;
+  /**
+   * `false`: write only when asked (`VectorIndex.flush`, `close`), as for a database that dies
+   * with the process, where a background save is work nobody reads. Default `true`.
+   */
+  background?: boolean;
 }
 
 /**

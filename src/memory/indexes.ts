@@ -17,6 +17,8 @@ export interface IndexOptions {
   logger: Logger;
   autoEdges: ResolvedAutoEdges | null;
   neighbourAveraging?: NeighbourAveraging | null;
+  /** Whether derived indexes are saved in the background (`saveIndexesAfterMs`), or only at close and export. */
+  backgroundSaves: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export class Indexes implements RecallParts {
   }
 
   #createVectorIndex(dim: number): VectorIndex {
-    return this.#legs.vector(dim, sqlAnnStore(this.repository.db), (nos, into) => readVectorsByNo(this.repository.db, nos, into));
+    return this.#legs.vector(dim, sqlAnnStore(this.repository.db, this.#options.backgroundSaves), (nos, into) => readVectorsByNo(this.repository.db, nos, into));
   }
 
   /** Saves what background indexing has not saved yet and stops it (before the database closes). */
@@ -125,6 +127,8 @@ export class Indexes implements RecallParts {
 
   /** Saves the lexical and entity indexes and the vector codes for the next open, unless the saved ones are already current: false then. */
   saveDerived(): boolean {
+    // Apart from the stamp: an HNSW graph finished after the last save changes no row.
+    this.vector?.flush?.();
     const stamp = storeStamp(this.repository);
     if (stamp.key === this.#savedStamp) return false;
     save(this.repository, LEXICAL, stamp, this.lexical);

@@ -108,6 +108,39 @@ describe('saving the derived indexes when writes go quiet', () => {
     }
   });
 
+  it('keeps the HNSW graph out of an in-memory database until an export asks for it, and saves it in the background when told to', async () => {
+    const annVectors = clusteredVectors(261, { dim: 32, seed: 6 });
+    const annItems = annVectors.map((embedding, i) => ({ id: `a${i}`, text: `note ${i}`, embedding }));
+    const graphParts = (driver: SqlDriver) => driver.all<{ n: number }>('SELECT count(*) AS n FROM ann_index')[0]!.n;
+    const built = (log: ReturnType<typeof recorder>) => log.messages.some((m) => m.startsWith('ann: HNSW built over 260'));
+
+    const memory = await SqliteWasmDriver.open();
+    const quiet = recorder();
+    const mem = await openMemory({ storage: memory, embedder: null, ann: { threshold: 200, saveDelayMs: 0 }, logger: quiet.logger });
+    stores.push(mem);
+    await mem.storeMany(annItems.slice(0, 260));
+    await until(() => built(quiet));
+    // A write once HNSW serves would save the graph after `saveDelayMs` on a database that outlives the process.
+    await mem.store(annItems[260]!);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(graphParts(memory)).toBe(0);
+    const bytes = await mem.exportDatabase();
+    expect(graphParts(memory)).toBeGreaterThan(0);
+    const reopenedLog = recorder();
+    const reopened = await openMemory({ storage: await SqliteWasmDriver.open({ bytes }), embedder: null, ann: { threshold: 200 }, logger: reopenedLog.logger });
+    stores.push(reopened);
+    await reopened.ready();
+    await until(() => reopenedLog.messages.some((m) => m.startsWith('ann: HNSW restored from saved bytes')));
+
+    const told = await SqliteWasmDriver.open();
+    const toldLog = recorder();
+    const background = await openMemory({ storage: told, embedder: null, ann: { threshold: 200 }, saveIndexesAfterMs: 20, logger: toldLog.logger });
+    stores.push(background);
+    await background.storeMany(annItems.slice(0, 260));
+    await until(() => built(toldLog));
+    expect(graphParts(told)).toBeGreaterThan(0);
+  });
+
   it('refuses a delay that is not a whole number of ms or false, naming open and the value', async () => {
     for (const bad of [-1, 1.5, '5000', true, null, 2 ** 31]) {
       await expect(HybridMemory.open({ embedder: null, saveIndexesAfterMs: bad as never })).rejects.toMatchObject({

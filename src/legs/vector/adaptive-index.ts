@@ -1,6 +1,6 @@
 import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
-import type { Accept, AnnOptions, Scored, VectorIndex, VectorReader } from '../types.js';
+import type { Accept, AnnOptions, SavedBytes, Scored, VectorIndex, VectorReader } from '../types.js';
 import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { checkPacked } from './packed.js';
@@ -16,12 +16,6 @@ import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
  * scan grows linearly (2.75 ms at 40k) and HNSW stays near 0.3 ms with recall@10 ≥ 0.99.
  */
 export const ANN_THRESHOLD = 20_000;
-
-/** Where index bytes live between sessions (a SQLite blob in the store itself). */
-export interface AnnStore {
-  read(): Uint8Array | null;
-  write(bytes: Uint8Array): void;
-}
 
 export type AnnState = 'off' | 'loading' | 'building' | 'ready' | 'failed';
 
@@ -40,7 +34,7 @@ export interface AnnStatus {
 }
 
 interface Dependencies {
-  store?: AnnStore | null;
+  store?: SavedBytes | null;
   /**
    * The store's vectors: once HNSW serves, the flat scan (then only a fallback) drops its f32
    * copies and re-scores from here (`FlatVectorIndex.release`). Without it the copies stay.
@@ -80,7 +74,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   readonly #threshold: number;
   readonly #params: HnswParams;
   readonly #saveDelayMs: number;
-  readonly #store: AnnStore | null;
+  readonly #store: SavedBytes | null;
   readonly #logger: Logger;
   readonly #loadLibrary: () => Promise<Hnswlib>;
   readonly #read: VectorReader | null;
@@ -268,7 +262,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     return this.#flat.byteSize() + (this.#hnsw?.byteSize() ?? 0);
   }
 
-  /** The exact index's bytes: the portable form (HNSW bytes live in the store, see AnnStore). */
+  /** The exact index's bytes: the portable form (HNSW bytes live in the store, see SavedBytes). */
   save(): Uint8Array {
     return this.#flat.save();
   }
@@ -280,7 +274,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
-  /** Saves unsaved index changes now (on close). */
+  /** Saves unsaved index changes now: an export, the store's quiet save, or close. */
   flush(): void {
     if (this.#saveTimer) clearTimeout(this.#saveTimer);
     this.#saveTimer = null;
@@ -465,7 +459,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
       this.#status.source = 'build';
       this.#ready();
       this.#logger('info', `ann: HNSW built over ${this.#hnsw!.size} vectors in ${(this.#status.buildMs / 1000).toFixed(1)} s`, { vectors: this.#hnsw!.size });
-      this.#save();
+      this.#dirty = true;
+      if (this.#store?.background !== false) this.#save();
       this.#settle();
     };
     nextSlice(slice);
@@ -478,7 +473,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   #scheduleSave(): void {
-    if (!this.#store) return;
+    if (!this.#store || this.#store.background === false) return;
     if (this.#saveTimer) clearTimeout(this.#saveTimer);
     this.#saveTimer = later(() => {
       this.#saveTimer = null;
