@@ -49,7 +49,7 @@ interface Dependencies {
 /**
  * Past this many bytes of f32 copies (21,845 vectors at 384-d) the flat scan keeps only its int8
  * codes and reads the ~100–150 candidates a recall re-scores from the store. At 100k vectors that
- * gives back 200 MB of WebAssembly memory (the copies at doubled capacity) for ~0.5 ms a query;
+ * gives back 190 MiB of WebAssembly memory (the copies at doubled capacity) for ~0.3 ms a query;
  * below it the copies are small and the read would be a large share of a sub-millisecond query.
  */
 const COPIES_MAX_BYTES = 32 * 2 ** 20;
@@ -163,9 +163,9 @@ export class AdaptiveVectorIndex implements VectorIndex {
    * vectors and the digest from the saved entries, so an open reads no vector. Where HNSW will
    * answer, it stays released (HNSW holds the vectors) and the saved graph is checked against
    * that digest; below the threshold, while they fit `COPIES_MAX_BYTES`, the f32 copies are read
-   * back after the open, in one pass queued behind what the open's caller does next (the first
-   * query, typically), since a released scan re-scores from the store at every query. Bytes without digest entries are declined
-   * unless this index never builds a graph.
+   * back after the open, in slices queued behind what the open's caller does next (the first
+   * query, typically), since a released scan re-scores from the store at every query. Bytes
+   * without digest entries are declined unless this index never builds a graph.
    */
   adoptQuantized(bytes: Uint8Array): boolean {
     if (this.#read === null || this.#flat.size !== 0 || this.#state !== 'off') return false;
