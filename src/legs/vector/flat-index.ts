@@ -1,11 +1,12 @@
 import { HybridMindError, show } from '../../errors.js';
 import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
 import type { Accept, Scored, VectorIndex, VectorKernelSource, VectorReader } from '../types.js';
-import { loadVectorKernel, type VectorKernel, type VectorKernelInstance } from './kernel.js';
+import { loadVectorKernel, type VectorKernel } from './kernel.js';
 import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
 import { decodeFlat, encodeFlat } from './flat-snapshot.js';
 import { dotJs, selectTop } from './flat-scan.js';
 import { checkPacked } from './packed.js';
+import { ScanArena } from './scan-arena.js';
 import { decodeQuantized, encodeQuantized, type DigestEntries, type QuantizedRun } from './quantized-snapshot.js';
 
 /** Options for `new FlatVectorIndex`. */
@@ -28,7 +29,6 @@ export interface FlatVectorIndexCreateOptions extends FlatVectorIndexOptions {
 const DEFAULT_CAPACITY = 256;
 const MAX_DIM = 65_536;
 const MAX_NO = 0x7fff_ffff;
-const PAGE = 65_536;
 /** Vectors read from the store per batch when re-scoring without full-precision copies: 6 MB at 384-d. */
 const READ_BATCH = 4096;
 /** Bytes of f32 vectors per read when `resideSome` takes them back. */
@@ -36,9 +36,10 @@ const RESIDE_BYTES = 1 << 20;
 
 /**
  * Exact dense search: every vector is scored against the query, then a size-k heap keeps the best.
- * Vectors live in one contiguous `Float32Array` (inside the kernel's WebAssembly memory when the
- * SIMD kernel is available) indexed by slot; removal moves the last slot into the hole so the scan
- * never meets gaps. Scores are f32 inner products; the caller normalises vectors.
+ * Vectors live in one contiguous `Float32Array` (in the kernel's WebAssembly memory when the
+ * SIMD kernel is available, see `scan-arena.ts`) indexed by slot; removal moves the last slot into
+ * the hole so the scan never meets gaps. Scores are f32 inner products; the caller normalises
+ * vectors.
  *
  * The scan reads an i8 copy of the vectors (a quarter of the bytes) and re-scores in f32 only the
  * vectors its error bound cannot rule out (see `quantize.ts`), so results are the f32 scan's.
@@ -53,46 +54,23 @@ export class FlatVectorIndex implements VectorIndex {
   readonly kind: 'flat-wasm-simd' | 'flat-js';
   readonly dim: number;
   readonly #kernel: VectorKernel | null;
-  #wasm: VectorKernelInstance | null;
+  /**
+   * The buffers; they have room for f32 copies (`copies`) always while `#reader` is null, and also
+   * while `resideSome` reads them back (released, with the slots below `#filled` already copied).
+   */
+  #arena: ScanArena;
   /** Where full-precision vectors are read from once this index stopped keeping them (`release`); null while it keeps them. */
   #reader: VectorReader | null = null;
-  /**
-   * Whether the layout has room for f32 copies: always while `#reader` is null, and also while
-   * `resideSome` reads them back (released, with the slots below `#filled` already copied).
-   */
-  #copies = true;
   #filled = 0;
-  /** Bytes per i8 vector. */
-  readonly #stride: number;
-  /**
-   * Byte offsets inside the wasm memory, laid out as [f32 query | i16 query | f32 vectors (none
-   * after `release`) | i8 vectors | scores (f32, or i32 sums, or re-scored slots) | f32 vectors read back].
-   */
-  readonly #query16Ptr: number;
-  readonly #vectorPtr: number;
-  #codesPtr = 0;
-  #scorePtr = 0;
-  #readPtr = 0;
-  /** Vectors the read-back region holds. */
-  #readCapacity = 0;
-  #capacity = 0;
   #size = 0;
-  #slotToNo = new Int32Array(0);
+  #slotToNo: Int32Array;
   readonly #noToSlot = new Map<number, number>();
-  #vectors = new Float32Array(0);
-  #codes = new Int8Array(0);
   /** Per slot, the quantization scale and error-bound terms (`META` each). */
-  #meta = new Float64Array(0);
+  #meta: Float64Array;
   /** Saved codes and bounds offered for the next `addPacked` calls, and how far they are used. */
   #offered: { run: QuantizedRun; at: number } | null = null;
   /** The largest bound terms of any vector held since the last `clear` (see `raiseCeiling`). */
   readonly #ceiling = new Float64Array(2);
-  #scores = new Float32Array(0);
-  /** The same bytes as `#scores`, read as the i8 pass's integer sums. */
-  #dots = new Int32Array(0);
-  #query = new Float32Array(0);
-  #query16 = new Int16Array(0);
-  #read = new Float32Array(0);
   /** The JS scan's one score when re-scoring slot by slot. */
   readonly #one = new Float32Array(1);
 
@@ -102,12 +80,10 @@ export class FlatVectorIndex implements VectorIndex {
     const capacity = checkIntInRange('new FlatVectorIndex', 'capacity', options.capacity ?? DEFAULT_CAPACITY, 1);
     this.dim = dim;
     this.#kernel = kernel;
-    this.#wasm = kernel === null ? null : kernel.instantiate();
-    this.kind = this.#wasm === null ? 'flat-js' : 'flat-wasm-simd';
-    this.#stride = strideOf(dim);
-    this.#query16Ptr = align16(dim * 4);
-    this.#vectorPtr = this.#query16Ptr + this.#stride * 2;
-    this.#reserve(capacity, 'new FlatVectorIndex');
+    this.#arena = new ScanArena(kernel, dim, strideOf(dim), capacity, true, 'new FlatVectorIndex');
+    this.kind = this.#arena.wasm === null ? 'flat-js' : 'flat-wasm-simd';
+    this.#slotToNo = new Int32Array(capacity);
+    this.#meta = new Float64Array(capacity * META);
   }
 
   /** Loads the kernel (unless told not to) and builds an empty index. */
@@ -126,7 +102,7 @@ export class FlatVectorIndex implements VectorIndex {
     decodeFlat(method, bytes, MAX_DIM, (dim, n) => {
       const index = new FlatVectorIndex(dim, kernel, { capacity: n || DEFAULT_CAPACITY });
       [loaded, count] = [index, n];
-      return { nos: index.#slotToNo, vectors: index.#vectors };
+      return { nos: index.#slotToNo, vectors: index.#arena.vectors };
     });
     const index = loaded!;
     for (let slot = 0; slot < count; slot++) {
@@ -136,7 +112,7 @@ export class FlatVectorIndex implements VectorIndex {
       index.#noToSlot.set(no, slot);
     }
     const dim = index.dim;
-    for (let slot = 0; slot < count; slot++) index.#quantize(slot, index.#vectors.subarray(slot * dim, (slot + 1) * dim));
+    for (let slot = 0; slot < count; slot++) index.#quantize(slot, index.#arena.vectors.subarray(slot * dim, (slot + 1) * dim));
     index.#size = count;
     return index;
   }
@@ -150,12 +126,12 @@ export class FlatVectorIndex implements VectorIndex {
     this.#checkLength('FlatVectorIndex.add', vector);
     let slot = this.#noToSlot.get(no);
     if (slot === undefined) {
-      if (this.#size === this.#capacity) this.#reserve(this.#capacity * 2, 'FlatVectorIndex.add');
+      if (this.#size === this.#arena.capacity) this.#reserve(this.#arena.capacity * 2, 'FlatVectorIndex.add');
       slot = this.#size++;
       this.#slotToNo[slot] = no;
       this.#noToSlot.set(no, slot);
     }
-    if (this.#copies) this.#vectors.set(vector, slot * this.dim);
+    if (this.#arena.copies) this.#arena.vectors.set(vector, slot * this.dim);
     this.#quantize(slot, vector);
   }
 
@@ -171,7 +147,7 @@ export class FlatVectorIndex implements VectorIndex {
     for (let i = 0; i < count; i++) checkIntInRange(method, 'no', nos[i], 0, MAX_NO);
     // An offered snapshot says how many vectors the open brings: room for all of them at once.
     const coming = this.#offered === null ? count : Math.max(count, this.#offered.run.nos.length - this.#offered.at);
-    if (this.#size + count > this.#capacity) this.#reserve(Math.max(this.#capacity * 2, this.#size + coming), method);
+    if (this.#size + count > this.#arena.capacity) this.#reserve(Math.max(this.#arena.capacity * 2, this.#size + coming), method);
     const first = this.#size;
     const slots = new Int32Array(count);
     let appended = true;
@@ -186,19 +162,19 @@ export class FlatVectorIndex implements VectorIndex {
       slots[i] = slot;
       appended &&= slot === first + i;
     }
-    const stride = this.#stride;
+    const stride = this.#arena.stride;
     const saved = this.#takeOffered(nos);
     const run = saved === null ? null : this.#offered!.run;
     // Appended (every number new, as at an open): one copy per array. Otherwise slot by slot.
     const spans = appended ? [[0, count, first]] : Array.from(slots, (slot, i) => [i, i + 1, slot]);
     for (const [from, to, slot] of spans as Array<[number, number, number]>) {
       const n = to - from;
-      if (this.#copies) this.#vectors.set(vectors.subarray(from * dim, to * dim), slot * dim);
+      if (this.#arena.copies) this.#arena.vectors.set(vectors.subarray(from * dim, to * dim), slot * dim);
       if (run === null) {
         for (let j = 0; j < n; j++) this.#quantize(slot + j, vectors.subarray((from + j) * dim, (from + j + 1) * dim));
         continue;
       }
-      this.#codes.set(run.codes.subarray((saved! + from) * stride, (saved! + to) * stride), slot * stride);
+      this.#arena.codes.set(run.codes.subarray((saved! + from) * stride, (saved! + to) * stride), slot * stride);
       this.#meta.set(run.meta.subarray((saved! + from) * META, (saved! + to) * META), slot * META);
       for (let j = 0; j < n; j++) raiseCeiling(this.#ceiling, this.#meta, slot + j);
     }
@@ -221,7 +197,7 @@ export class FlatVectorIndex implements VectorIndex {
    */
   saveQuantized(digests: DigestEntries | null = null): Uint8Array | null {
     const order = Int32Array.from(this.#slotToNo.subarray(0, this.#size).keys()).sort((a, b) => this.#slotToNo[a]! - this.#slotToNo[b]!);
-    return encodeQuantized(this.dim, order, this.#slotToNo, this.#meta, this.#codes, digests);
+    return encodeQuantized(this.dim, order, this.#slotToNo, this.#meta, this.#arena.codes, digests);
   }
 
   /**
@@ -236,10 +212,10 @@ export class FlatVectorIndex implements VectorIndex {
     for (let i = 0; i < count; i++) checkIntInRange(method, 'no', run.nos[i], 0, MAX_NO);
     this.#offered = null;
     this.release(read);
-    if (count > this.#capacity) this.#reserve(count, method);
+    if (count > this.#arena.capacity) this.#reserve(count, method);
     this.#slotToNo.set(run.nos);
     for (let slot = 0; slot < count; slot++) this.#noToSlot.set(run.nos[slot]!, slot);
-    this.#codes.set(run.codes);
+    this.#arena.codes.set(run.codes);
     this.#meta.set(run.meta);
     for (let slot = 0; slot < count; slot++) raiseCeiling(this.#ceiling, this.#meta, slot);
     this.#size = count;
@@ -261,7 +237,7 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   #quantize(slot: number, vector: Float32Array): void {
-    quantizeVector(vector, this.#codes, slot * this.#stride, this.#stride, this.#meta, slot);
+    quantizeVector(vector, this.#arena.codes, slot * this.#arena.stride, this.#arena.stride, this.#meta, slot);
     raiseCeiling(this.#ceiling, this.#meta, slot);
   }
 
@@ -272,10 +248,10 @@ export class FlatVectorIndex implements VectorIndex {
     if (slot !== last) {
       const dim = this.dim;
       const moved = this.#slotToNo[last]!;
-      if (this.#copies) this.#vectors.copyWithin(slot * dim, last * dim, (last + 1) * dim);
+      if (this.#arena.copies) this.#arena.vectors.copyWithin(slot * dim, last * dim, (last + 1) * dim);
       // Mid read-back the moved vector may not be copied yet: the copied run ends at the hole.
       if (slot < this.#filled && last >= this.#filled) this.#filled = slot;
-      this.#codes.copyWithin(slot * this.#stride, last * this.#stride, (last + 1) * this.#stride);
+      this.#arena.codes.copyWithin(slot * this.#arena.stride, last * this.#arena.stride, (last + 1) * this.#arena.stride);
       this.#meta.copyWithin(slot * META, last * META, (last + 1) * META);
       this.#slotToNo[slot] = moved;
       this.#noToSlot.set(moved, slot);
@@ -293,7 +269,7 @@ export class FlatVectorIndex implements VectorIndex {
   get(no: number): Float32Array | undefined {
     const slot = this.#noToSlot.get(no);
     if (slot === undefined) return undefined;
-    if (this.#reader === null) return this.#vectors.slice(slot * this.dim, (slot + 1) * this.dim);
+    if (this.#reader === null) return this.#arena.vectors.slice(slot * this.dim, (slot + 1) * this.dim);
     const vector = new Float32Array(this.dim);
     return this.#reader([no], vector) === 1 ? vector : undefined;
   }
@@ -306,7 +282,7 @@ export class FlatVectorIndex implements VectorIndex {
    * is freed. `clear` goes back to keeping vectors.
    */
   release(read: VectorReader): void {
-    if (this.#copies) this.#relayout(read, 'FlatVectorIndex.release');
+    if (this.#arena.copies) this.#relayout(read, 'FlatVectorIndex.release');
     else this.#reader = read;
   }
 
@@ -322,7 +298,7 @@ export class FlatVectorIndex implements VectorIndex {
     const read = this.#reader;
     if (read === null) return 'done';
     const method = 'FlatVectorIndex.resideSome';
-    if (!this.#copies) this.#relayout(read, method, true);
+    if (!this.#arena.copies) this.#relayout(read, method, true);
     const dim = this.dim;
     // About 1 MiB a read: a batch is one value in the store, and a Durable Object's SQLite refuses values past 2 MB.
     const step = Math.max(1, Math.floor(RESIDE_BYTES / (dim * 4)));
@@ -330,7 +306,7 @@ export class FlatVectorIndex implements VectorIndex {
     const to = Math.min(this.#size, from + step);
     let complete = false;
     try {
-      complete = from === to || read(Array.from(this.#slotToNo.subarray(from, to)), this.#vectors.subarray(from * dim, to * dim)) === to - from;
+      complete = from === to || read(Array.from(this.#slotToNo.subarray(from, to)), this.#arena.vectors.subarray(from * dim, to * dim)) === to - from;
     } finally {
       if (!complete) this.#relayout(read, method);
     }
@@ -351,20 +327,16 @@ export class FlatVectorIndex implements VectorIndex {
 
   /** Released, with `resideSome` part way through reading the copies back. */
   get residing(): boolean {
-    return this.#reader !== null && this.#copies;
+    return this.#reader !== null && this.#arena.copies;
   }
 
   /** Moves the codes into a layout with room for f32 vectors (`copies`, always when `reader` is null) or without. */
   #relayout(reader: VectorReader | null, method: string, copies = reader === null): void {
-    const codes = this.#codes.slice(0, this.#size * this.#stride);
+    const old = this.#arena;
+    this.#arena = new ScanArena(this.#kernel, this.dim, old.stride, old.capacity, copies, method);
+    this.#arena.codes.set(old.codes.subarray(0, this.#size * old.stride));
     this.#reader = reader;
-    this.#copies = copies;
     this.#filled = 0;
-    this.#readCapacity = 0;
-    if (this.#kernel !== null) this.#wasm = this.#kernel.instantiate();
-    this.#vectors = new Float32Array(0);
-    this.#reserve(this.#capacity, method, true);
-    this.#codes.set(codes);
   }
 
   /** Every id held, in storage order. */
@@ -381,38 +353,40 @@ export class FlatVectorIndex implements VectorIndex {
     checkNonNegativeInt('FlatVectorIndex.search', 'k', k);
     const n = this.#size;
     if (n === 0 || k === 0) return [];
+    const a = this.#arena;
     // Copying into a fixed Float32Array also keeps the JS loop monomorphic whatever the caller passed.
-    this.#query.set(query);
-    const coded = k < n ? quantizeQuery(this.#query, this.#query16, this.#stride) : null;
+    a.query.set(query);
+    const coded = k < n ? quantizeQuery(a.query, a.query16, a.stride) : null;
     if (coded !== null) {
-      if (this.#wasm === null) dotI8Js(this.#query16, this.#codes, n, this.#stride, this.#dots);
-      else this.#wasm.dotI8(this.#query16Ptr, this.#codesPtr, n, this.#stride, this.#scorePtr);
-      const slots = candidates(this.#dots, this.#meta, this.#ceiling, n, k, coded, this.#slotToNo, accept);
+      if (a.wasm === null) dotI8Js(a.query16, a.codes, n, a.stride, a.dots);
+      else a.wasm.dotI8(a.query16Ptr, a.codesPtr, n, a.stride, a.scorePtr);
+      const slots = candidates(a.dots, this.#meta, this.#ceiling, n, k, coded, this.#slotToNo, accept);
       if (slots !== null) return this.#reader === null ? this.#rescore(slots, k, accept) : this.#rescoreRead(slots, k, accept);
     }
     if (this.#reader !== null) return this.#rescoreRead(this.#acceptedSlots(n, accept), k, undefined);
-    if (this.#wasm === null) dotJs(this.#query, this.#vectors, n, this.dim, this.#scores);
-    else this.#wasm.dot(0, this.#vectorPtr, n, this.dim, this.#scorePtr);
-    return selectTop(this.#scores, this.#slotToNo, n, Math.min(k, n), accept);
+    if (a.wasm === null) dotJs(a.query, a.vectors, n, this.dim, a.scores);
+    else a.wasm.dot(0, a.vectorPtr, n, this.dim, a.scorePtr);
+    return selectTop(a.scores, this.#slotToNo, n, Math.min(k, n), accept);
   }
 
   /** The f32 scores of `slots` (computed exactly as the full scan computes them), then the top `k`. */
   #rescore(slots: readonly number[], k: number, accept: Accept | undefined): Scored[] {
     const count = slots.length;
+    const a = this.#arena;
     const nos = new Int32Array(count);
     for (let i = 0; i < count; i++) nos[i] = this.#slotToNo[slots[i]!]!;
     let scores: Float32Array;
-    if (this.#wasm === null) {
+    if (a.wasm === null) {
       scores = new Float32Array(count);
       for (let i = 0; i < count; i++) {
-        dotJs(this.#query, this.#vectors, 1, this.dim, this.#one, slots[i]!);
+        dotJs(a.query, a.vectors, 1, this.dim, this.#one, slots[i]!);
         scores[i] = this.#one[0]!;
       }
     } else {
       // The int8 sums are spent: their region takes the slot list, which the kernel overwrites with scores.
-      this.#dots.set(slots);
-      this.#wasm.dotAt(0, this.#vectorPtr, this.#scorePtr, count, this.dim);
-      scores = this.#scores;
+      a.dots.set(slots);
+      a.wasm.dotAt(0, a.vectorPtr, a.scorePtr, count, this.dim);
+      scores = a.scores;
     }
     return selectTop(scores, nos, count, Math.min(k, count), accept);
   }
@@ -427,14 +401,15 @@ export class FlatVectorIndex implements VectorIndex {
     const dim = this.dim;
     const nos = new Int32Array(count);
     for (let i = 0; i < count; i++) nos[i] = this.#slotToNo[slots[i]!]!;
-    this.#reserveRead(Math.min(count, READ_BATCH));
+    const a = this.#arena;
+    a.reserveRead(Math.min(count, READ_BATCH));
     for (let from = 0; from < count; from += READ_BATCH) {
       const to = Math.min(count, from + READ_BATCH);
-      this.#reader!(Array.from(nos.subarray(from, to)), this.#read.subarray(0, (to - from) * dim));
-      if (this.#wasm === null) dotJs(this.#query, this.#read, to - from, dim, this.#scores.subarray(from, to));
-      else this.#wasm.dot(0, this.#readPtr, to - from, dim, this.#scorePtr + from * 4);
+      this.#reader!(Array.from(nos.subarray(from, to)), a.read.subarray(0, (to - from) * dim));
+      if (a.wasm === null) dotJs(a.query, a.read, to - from, dim, a.scores.subarray(from, to));
+      else a.wasm.dot(0, a.readPtr, to - from, dim, a.scorePtr + from * 4);
     }
-    return selectTop(this.#scores, nos, count, Math.min(k, count), accept);
+    return selectTop(a.scores, nos, count, Math.min(k, count), accept);
   }
 
   /** The slots `accept` lets through (every slot without it): what a released index re-scores when the int8 pass cannot narrow them. */
@@ -443,18 +418,6 @@ export class FlatVectorIndex implements VectorIndex {
     let count = 0;
     for (let slot = 0; slot < n; slot++) if (accept === undefined || accept(this.#slotToNo[slot]!)) slots[count++] = slot;
     return slots.subarray(0, count);
-  }
-
-  /** Room for `count` vectors read back from the store. */
-  #reserveRead(count: number): void {
-    if (count <= this.#readCapacity) return;
-    this.#readCapacity = count;
-    if (this.#wasm === null) {
-      this.#read = new Float32Array(count * this.dim);
-      return;
-    }
-    this.#grow(this.#readPtr + count * this.dim * 4, 'FlatVectorIndex.search', `${count} vectors read back`);
-    this.#bind();
   }
 
   /** Forgets every vector; the reserved capacity (and wasm memory, which cannot shrink) is kept, and a released index keeps vectors again. */
@@ -468,7 +431,7 @@ export class FlatVectorIndex implements VectorIndex {
 
   /** Bytes reserved for vectors (f32 unless released, and i8 with their bounds), including spare capacity. */
   byteSize(): number {
-    return this.#capacity * ((this.#copies ? this.dim * 4 : 0) + this.#stride + META * 8) + this.#readCapacity * this.dim * 4;
+    return this.#arena.capacity * ((this.#arena.copies ? this.dim * 4 : 0) + this.#arena.stride + META * 8) + this.#arena.readCapacity * this.dim * 4;
   }
 
   /** The portable form (see `flat-snapshot.ts`); a released index reads its vectors back from the store for it. */
@@ -477,7 +440,7 @@ export class FlatVectorIndex implements VectorIndex {
     const nos = this.#slotToNo.subarray(0, this.#size);
     const batch = this.#reader === null ? null : new Float32Array(Math.min(nos.length, READ_BATCH) * dim);
     return encodeFlat(dim, nos, READ_BATCH, (from, to) => {
-      if (batch === null) return this.#vectors.subarray(from * dim, to * dim);
+      if (batch === null) return this.#arena.vectors.subarray(from * dim, to * dim);
       const part = batch.subarray(0, (to - from) * dim);
       this.#reader!(Array.from(nos.subarray(from, to)), part);
       return part;
@@ -491,78 +454,18 @@ export class FlatVectorIndex implements VectorIndex {
     }
   }
 
-  /**
-   * Grows every slot-indexed array to `capacity`, keeping the first `size` slots. `fresh`: the
-   * kernel instance is new, so there are no codes in its memory to move (the caller sets them).
-   */
-  #reserve(capacity: number, method: string, fresh = false): void {
-    const dim = this.dim;
-    const stride = this.#stride;
-    const resident = this.#copies;
+  /** Grows every slot-indexed array to `capacity`, keeping the slots held. */
+  #reserve(capacity: number, method: string): void {
+    this.#arena.reserve(capacity, this.#size, method);
     const slotToNo = new Int32Array(capacity);
     slotToNo.set(this.#slotToNo.subarray(0, this.#size));
+    this.#slotToNo = slotToNo;
     const meta = new Float64Array(capacity * META);
     meta.set(this.#meta.subarray(0, this.#size * META));
     this.#meta = meta;
-    if (this.#wasm === null) {
-      const vectors = new Float32Array(resident ? capacity * dim : 0);
-      if (resident) vectors.set(this.#vectors.subarray(0, this.#size * dim));
-      this.#vectors = vectors;
-      const codes = new Int8Array(capacity * stride);
-      codes.set(this.#codes.subarray(0, this.#size * stride));
-      this.#codes = codes;
-      this.#scores = new Float32Array(capacity);
-      this.#dots = new Int32Array(this.#scores.buffer);
-      if (this.#query.length !== dim) this.#query = new Float32Array(dim);
-      if (this.#query16.length !== stride) this.#query16 = new Int16Array(stride);
-    } else {
-      // The f32 vectors stay where they are; the i8 copy moves up past them, the scores past it.
-      const codesPtr = this.#vectorPtr + align16(resident ? capacity * dim * 4 : 0);
-      const scorePtr = codesPtr + capacity * stride;
-      const readPtr = align16(scorePtr + capacity * 4);
-      this.#grow(readPtr + this.#readCapacity * dim * 4, method, `${capacity} vectors`);
-      // Moving up into the grown region: copyWithin copies as if through a buffer, so overlap is safe.
-      if (this.#size > 0 && !fresh) new Int8Array(this.#wasm.memory.buffer).copyWithin(codesPtr, this.#codesPtr, this.#codesPtr + this.#size * stride);
-      this.#codesPtr = codesPtr;
-      this.#scorePtr = scorePtr;
-      this.#readPtr = readPtr;
-    }
-    this.#slotToNo = slotToNo;
-    this.#capacity = capacity;
-    if (this.#wasm !== null) this.#bind();
-  }
-
-  /** Grows the kernel's memory to at least `needed` bytes. */
-  #grow(needed: number, method: string, what: string): void {
-    const memory = this.#wasm!.memory;
-    const have = memory.buffer.byteLength;
-    if (needed <= have) return;
-    try {
-      memory.grow(Math.ceil((needed - have) / PAGE));
-    } catch (cause) {
-      throw new HybridMindError('STORAGE', method, `cannot grow WebAssembly memory to ${needed} bytes for ${what}`, { cause });
-    }
-  }
-
-  /** Views over the kernel's memory; `grow` detaches the old buffer, so they are made again after every growth. */
-  #bind(): void {
-    const buffer = this.#wasm!.memory.buffer;
-    const dim = this.dim;
-    const capacity = this.#capacity;
-    this.#query = new Float32Array(buffer, 0, dim);
-    this.#query16 = new Int16Array(buffer, this.#query16Ptr, this.#stride);
-    this.#vectors = new Float32Array(buffer, this.#vectorPtr, this.#copies ? capacity * dim : 0);
-    this.#codes = new Int8Array(buffer, this.#codesPtr, capacity * this.#stride);
-    this.#scores = new Float32Array(buffer, this.#scorePtr, capacity);
-    this.#dots = new Int32Array(buffer, this.#scorePtr, capacity);
-    this.#read = new Float32Array(buffer, this.#readPtr, this.#readCapacity * dim);
   }
 }
 
 function isKernel(value: VectorKernel | VectorKernelSource | undefined): value is VectorKernel {
   return typeof (value as Partial<VectorKernel> | undefined)?.instantiate === 'function';
-}
-
-function align16(bytes: number): number {
-  return (bytes + 15) & ~15;
 }
