@@ -72,6 +72,8 @@ export interface VectorIndex {
   flush?(): void;
   /** Saves what background work has not saved yet and stops it (before the store's database closes). */
   close?(): void;
+  /** Stops background work without saving (before an in-memory database closes: nothing would read it). */
+  dispose?(): void;
 }
 
 export interface LexicalHit extends Scored {

@@ -60,9 +60,10 @@ export class Indexes implements RecallParts {
     return this.#legs.vector(dim, sqlAnnStore(this.repository.db, this.#options.backgroundSaves), (nos, into) => readVectorsByNo(this.repository.db, nos, into));
   }
 
-  /** Saves what background indexing has not saved yet and stops it (before the database closes). */
-  close(): void {
-    this.vector?.close?.();
+  /** Stops background indexing (before the database closes), saving what it has not saved yet when `save`. */
+  close(save: boolean): void {
+    if (save) this.vector?.close?.();
+    else this.vector?.dispose?.();
   }
 
   /**

@@ -26,7 +26,7 @@ export function resolveSaveDelay(option: number | false | undefined, db: SqlDriv
 }
 
 /** Whether `main` has no file. A driver that refuses the pragma (Durable Object SQLite may) keeps its data. */
-function inMemory(db: SqlDriver): boolean {
+export function inMemory(db: SqlDriver): boolean {
   try {
     const main = db.all<{ name: string; file: string | null }>('PRAGMA database_list').find((row) => row.name === 'main');
     return main !== undefined && (main.file ?? '') === '';

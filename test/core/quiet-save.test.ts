@@ -141,6 +141,45 @@ describe('saving the derived indexes when writes go quiet', () => {
     expect(graphParts(told)).toBeGreaterThan(0);
   });
 
+  it('saves the derived indexes at close into a file, and writes nothing into an in-memory database about to close', async () => {
+    /** The driver, recording every statement that writes a saved index. */
+    const recording = (inner: SqlDriver, saves: string[]): SqlDriver => {
+      const note = (sql: string) => /INTO (derived_index|ann_index)/.test(sql) && saves.push(sql);
+      return {
+        name: inner.name,
+        exec: (sql, params) => (note(sql), inner.exec(sql, params)),
+        all: (sql, params) => (note(sql), inner.all(sql, params)),
+        transaction: (fn) => inner.transaction(fn),
+        close: () => inner.close(),
+      };
+    };
+    const annVectors = clusteredVectors(240, { dim: 32, seed: 7 });
+    const annItems = annVectors.map((embedding, i) => ({ id: `c${i}`, text: `closing note ${i}`, embedding }));
+    for (const inFile of [false, true]) {
+      const saves: string[] = [];
+      const path = join(dir, 'closing.db');
+      const inner = inFile ? await SqliteFileDriver.open(path) : await SqliteWasmDriver.open();
+      const log = recorder();
+      const mem = await openMemory({ storage: recording(inner, saves), embedder: null, ann: { threshold: 200 }, saveIndexesAfterMs: false, logger: log.logger });
+      await mem.storeMany(annItems);
+      await until(() => log.messages.some((m) => m.startsWith('ann: HNSW built over 240')));
+      expect(saves).toEqual([]);
+      await mem.close();
+      if (!inFile) {
+        expect(saves).toEqual([]);
+        continue;
+      }
+      expect(saves.length).toBeGreaterThan(0);
+      const reopened = await SqliteFileDriver.open(path);
+      try {
+        const names = reopened.all<{ name: string }>("SELECT name FROM derived_index UNION ALL SELECT name FROM ann_index").map((r) => r.name);
+        expect(names).toEqual(expect.arrayContaining(['lexical', 'entities', 'quantized', 'dense']));
+      } finally {
+        reopened.close();
+      }
+    }
+  });
+
   it('refuses a delay that is not a whole number of ms or false, naming open and the value', async () => {
     for (const bad of [-1, 1.5, '5000', true, null, 2 ** 31]) {
       await expect(HybridMemory.open({ embedder: null, saveIndexesAfterMs: bad as never })).rejects.toMatchObject({
