@@ -564,6 +564,33 @@ describe('AdaptiveVectorIndex past the size it keeps f32 copies for', () => {
     expect(flat.released).toBe(false);
   });
 
+  it('builds HNSW over a scan released this way with one read per batch of vectors, leaving out one the store lacks', async () => {
+    const all = clusteredVectors(400, { dim, seed: 104 });
+    const { vectors, read } = store(dim);
+    let calls = 0;
+    const counted: VectorReader = (nos, into) => {
+      calls++;
+      return read(nos, into);
+    };
+    const flat = new FlatVectorIndex(dim, kernel);
+    const index = new AdaptiveVectorIndex(flat, { threshold: 300 }, { read: counted, copiesMaxBytes });
+    all.forEach((v, no) => {
+      vectors.set(no, v);
+      index.add(no, v);
+    });
+    vectors.delete(7);
+    expect(flat.released).toBe(true);
+    expect(calls).toBe(0);
+    await index.whenIndexed();
+    expect(index.status()).toMatchObject({ state: 'ready', source: 'build', indexed: 399 });
+    // 400 vectors in batches of 32: 13 reads, where one read per vector was 400.
+    expect(calls).toBe(13);
+    const exact = new FlatVectorIndex(dim, kernel);
+    for (const [no, v] of vectors) exact.add(no, v);
+    expect(index.search(all[3]!, 1)).toEqual(exact.search(all[3]!, 1));
+    index.dispose();
+  });
+
   it('reads nothing back after adopting more codes than that, and drops a read-back that writes take past it', async () => {
     const { all, read, asked, source, codes } = savedExact(dim, 150, 102);
     const large = new FlatVectorIndex(dim, kernel);

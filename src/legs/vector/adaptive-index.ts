@@ -7,6 +7,7 @@ import { checkPacked } from './packed.js';
 import { decodeQuantized } from './quantized-snapshot.js';
 import { HNSW_DEFAULTS, HnswVectorIndex, maxHnswVectors, type HnswParams } from './hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
+import { nextSlice, now, readBackLater, SLICE_MS } from './read-back.js';
 
 /**
  * When HNSW takes over (bench/ann/crossover.ts, all-MiniLM-L6-v2 vectors, Node 20, 2 cores; see
@@ -54,8 +55,6 @@ interface Dependencies {
  */
 const COPIES_MAX_BYTES = 32 * 2 ** 20;
 
-/** Slice of work between yields while building, so writes and queries interleave with the build. */
-const SLICE_MS = 12;
 const BATCH = 32;
 const REBUILD_DELETED_RATIO = 0.25;
 
@@ -184,44 +183,18 @@ export class AdaptiveVectorIndex implements VectorIndex {
     return true;
   }
 
-  /**
-   * Reads the flat scan's f32 copies back in time slices, so searches (a worker's first query
-   * after an open) are answered between them, re-scoring from the store meanwhile. Stops when HNSW
-   * starts or writes take the scan past `#copiesMax` (the copies then stay with the store), or the
-   * index is cleared.
-   */
+  /** Reads the flat scan's f32 copies back after an open, until HNSW starts or writes take the scan past `#copiesMax`. */
   #resideLater(): void {
     const epoch = this.#epoch;
-    const started = now();
     this.#readBackEpoch = epoch;
-    const finish = () => {
-      this.#readBackEpoch = null;
-      if (this.#state !== 'loading' && this.#state !== 'building') this.#settle();
-    };
-    const slice = () => {
-      if (epoch !== this.#epoch || this.#state !== 'off' || !this.#flat.released || this.#flat.size > this.#copiesMax) {
-        // Unless a later read-back (after a clear and another adoption) owns them, half-read
-        // copies would only take memory: HNSW releases the scan again when it serves.
-        if (this.#readBackEpoch !== epoch) return;
-        if (this.#flat.residing) this.#flat.release(this.#read!);
-        return finish();
-      }
-      let step: ReturnType<FlatVectorIndex['resideSome']>;
-      try {
-        const until = now() + SLICE_MS;
-        do step = this.#flat.resideSome();
-        while (step === 'more' && now() < until);
-      } catch (error) {
-        // Nothing awaits this; the released scan still answers exactly, only slower.
-        this.#logger('warn', `dense leg: reading the vectors back failed, it keeps re-scoring from the store: ${messageOf(error)}`);
-        return finish();
-      }
-      if (step === 'more') return nextSlice(slice);
-      if (step === 'done') this.#logger('debug', `dense leg: read ${this.#flat.size} vectors back in ${(now() - started).toFixed(0)} ms`, { vectors: this.#flat.size });
-      else this.#logger('warn', 'the store lacks vectors the dense leg holds; it keeps re-scoring from the store');
-      finish();
-    };
-    nextSlice(slice);
+    readBackLater(this.#flat, this.#read!, this.#logger, {
+      wanted: () => epoch === this.#epoch && this.#state === 'off' && this.#flat.size <= this.#copiesMax,
+      owns: () => this.#readBackEpoch === epoch,
+      finish: () => {
+        this.#readBackEpoch = null;
+        if (this.#state !== 'loading' && this.#state !== 'building') this.#settle();
+      },
+    });
   }
 
   useQuantized(bytes: Uint8Array | null): void {
@@ -434,18 +407,15 @@ export class AdaptiveVectorIndex implements VectorIndex {
       }
       try {
         while (this.#pending.size > 0 && now() < until) {
-          const nos: number[] = [];
-          const vectors: Float32Array[] = [];
+          const batch: number[] = [];
           for (const no of this.#pending) {
             this.#pending.delete(no);
-            const vector = this.#flat.get(no);
-            if (vector) {
-              nos.push(no);
-              vectors.push(vector);
-            }
-            if (nos.length === BATCH) break;
+            batch.push(no);
+            if (batch.length === BATCH) break;
           }
-          if (nos.length > 0) this.#hnsw!.addMany(nos, vectors);
+          const got = this.#flat.getMany(batch);
+          const nos = batch.filter((_, i) => got[i] !== undefined);
+          if (nos.length > 0) this.#hnsw!.addMany(nos, got.filter((v): v is Float32Array => v !== undefined));
         }
       } catch (error) {
         this.#fail(error);
@@ -500,20 +470,6 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#waiters = [];
     for (const resolve of waiters) resolve();
   }
-}
-
-function now(): number {
-  return typeof performance !== 'undefined' ? performance.now() : Date.now();
-}
-
-/**
- * The next build slice, after pending I/O and timers. Node's setTimeout(0) waits at least 1 ms,
- * about a tenth of each 12 ms slice, where setImmediate yields just as well without the wait.
- */
-function nextSlice(fn: () => void): void {
-  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
-  if (immediate) immediate(fn);
-  else setTimeout(fn, 0);
 }
 
 /** A save timer must not keep a Node process alive (the build's slices do, so awaiting it works). */

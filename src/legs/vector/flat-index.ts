@@ -267,11 +267,28 @@ export class FlatVectorIndex implements VectorIndex {
 
   /** A copy of the vector stored for `no` (what another index is built from), or undefined. */
   get(no: number): Float32Array | undefined {
-    const slot = this.#noToSlot.get(no);
-    if (slot === undefined) return undefined;
-    if (this.#reader === null) return this.#arena.vectors.slice(slot * this.dim, (slot + 1) * this.dim);
-    const vector = new Float32Array(this.dim);
-    return this.#reader([no], vector) === 1 ? vector : undefined;
+    return this.getMany([no])[0];
+  }
+
+  /**
+   * {@link get} for many: a released index reads them from the store in one statement, not one
+   * each (an HNSW build over a released scan asks for every vector). Numbers this index or the
+   * store lacks give undefined.
+   */
+  getMany(nos: readonly number[]): Array<Float32Array | undefined> {
+    const dim = this.dim;
+    const slots = nos.map((no) => this.#noToSlot.get(no));
+    if (this.#reader === null) return slots.map((slot) => (slot === undefined ? undefined : this.#arena.vectors.slice(slot * dim, (slot + 1) * dim)));
+    const held = nos.filter((_, i) => slots[i] !== undefined);
+    const read = new Float32Array(held.length * dim);
+    if (held.length > 0) this.#reader(held, read);
+    let next = 0;
+    return slots.map((slot) => {
+      if (slot === undefined) return undefined;
+      const vector = read.subarray(next * dim, ++next * dim);
+      // The reader leaves NaN where the store has no vector; a stored one is finite.
+      return Number.isNaN(vector[0]) ? undefined : vector;
+    });
   }
 
   /**
