@@ -31,23 +31,60 @@ function codeOf(fn: () => unknown): string | undefined {
 
 const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 
-/** A saved (version 3) snapshot's header without its section sizes, and its state as plain arrays. */
-function decoded(bytes: Uint8Array): { header: Record<string, unknown>; state: { documentCount: number; nextId: number; averageFieldLength: number; docs: number[]; texts: string[]; terms: string[]; postings: number[] } } {
+type PlainState = { documentCount: number; nextId: number; averageFieldLength: number; docs: number[]; texts?: string[]; terms: string[]; postings: number[] };
+
+/** A saved snapshot's header without its section sizes, and its state as plain arrays (texts only from version 3). */
+function decoded(bytes: Uint8Array): { header: Record<string, unknown>; state: PlainState } {
   const { header, body } = readHeader(bytes);
-  const { docs, texts, terms, postings } = readState(bytes, header, body);
+  const { docs, texts, terms, postings } = readState(bytes, header, body, header['version'] === 3);
   const { sizes: _sizes, documentCount, nextId, averageFieldLength, ...rest } = header;
-  return { header: rest, state: { documentCount: documentCount as number, nextId: nextId as number, averageFieldLength: averageFieldLength as number, docs: Array.from(docs), texts, terms, postings: Array.from(postings) } };
+  return { header: rest, state: { documentCount: documentCount as number, nextId: nextId as number, averageFieldLength: averageFieldLength as number, docs: Array.from(docs), ...(texts ? { texts } : {}), terms, postings: Array.from(postings) } };
 }
 
-/** `decoded` back to version 3 bytes. */
-function reencoded(header: Record<string, unknown>, state: FlatState): Uint8Array {
+/** `decoded` back to version 4 bytes. */
+function reencoded(header: Record<string, unknown>, state: Omit<FlatState, 'texts'>): Uint8Array {
   const { documentCount, nextId, averageFieldLength } = state;
   return encodeFlat({ ...header, documentCount, nextId, averageFieldLength }, state);
 }
 
+/**
+ * A saved snapshot as the versions before 4 held it, with every memory's text (`textOf` gives
+ * what the index was built from, since version 4 keeps none).
+ */
+function withTexts(bytes: Uint8Array, textOf: (no: number) => string): { header: Record<string, unknown>; state: PlainState & { texts: string[] } } {
+  const { header, state } = decoded(bytes);
+  const texts = Array.from({ length: state.docs.length / 3 }, (_, i) => textOf(state.docs[3 * i + 1]!));
+  return { header, state: { ...state, texts } };
+}
+
+/**
+ * Version 4 bytes as version 3 wrote them, which stores saved until then hold: `texts` (one per
+ * document, in its order) go in as their lengths after the documents and one UTF-8 run after
+ * the postings, and the header says version 3.
+ */
+function asVersion3(v4: Uint8Array, texts: readonly string[]): Uint8Array {
+  const { header, body } = readHeader(v4);
+  const { docs, terms, postings } = header.sizes;
+  const lengthsAt = body + 24 * docs;
+  const runAt = lengthsAt + 4 * (terms + postings);
+  const run = new TextEncoder().encode(texts.join(''));
+  const lengths = new Uint8Array(4 * texts.length);
+  texts.forEach((t, i) => new DataView(lengths.buffer).setUint32(4 * i, t.length, true));
+  const runLength = new Uint8Array(4);
+  new DataView(runLength.buffer).setUint32(0, run.length, true);
+  // The magic and the header's length stay; the header's JSON says version 3 in as many bytes.
+  const json = new TextEncoder().encode(new TextDecoder().decode(v4.subarray(12, body)).replace('"version":4', '"version":3'));
+  return Uint8Array.from([...v4.subarray(0, 12), ...json, ...v4.subarray(body, lengthsAt), ...lengths, ...v4.subarray(lengthsAt, runAt), ...runLength, ...run, ...v4.subarray(runAt)]);
+}
+
+/** A saved snapshot rewritten as version 3 (the texts in the bytes too). */
+function v3Bytes(bytes: Uint8Array, textOf: (no: number) => string): Uint8Array {
+  return asVersion3(bytes, withTexts(bytes, textOf).state.texts);
+}
+
 /** A saved snapshot rewritten as version 2 (the flat state as JSON, which stores saved before version 3). */
-function flatJsonEnvelope(v3: Uint8Array): Record<string, unknown> {
-  const { header, state } = decoded(v3);
+function flatJsonEnvelope(bytes: Uint8Array, textOf: (no: number) => string): Record<string, unknown> {
+  const { header, state } = withTexts(bytes, textOf);
   return { ...header, version: 2, state };
 }
 
@@ -55,8 +92,8 @@ function flatJsonEnvelope(v3: Uint8Array): Record<string, unknown> {
  * A saved snapshot rewritten as version 1 (minisearch's own `toJSON` shape, which the first
  * release saved), so the reader of stores saved then stays tested.
  */
-function nestedEnvelope(v3: Uint8Array): Record<string, unknown> {
-  const { state, ...rest } = flatJsonEnvelope(v3) as { state: { documentCount: number; nextId: number; averageFieldLength: number; docs: number[]; texts: string[]; terms: string[]; postings: number[] } };
+function nestedEnvelope(bytes: Uint8Array, textOf: (no: number) => string): Record<string, unknown> {
+  const { state, ...rest } = flatJsonEnvelope(bytes, textOf) as { state: PlainState & { texts: string[] } };
   const documentIds: Record<string, number> = {};
   const fieldLength: Record<string, number[]> = {};
   const storedFields: Record<string, { text: string }> = {};
@@ -172,8 +209,10 @@ describe('Bm25Index', () => {
   });
 
   describe('add, replace and remove', () => {
-    it('replaces the text of an existing memory', () => {
+    it('replaces the text of an existing memory through remove, and refuses to add it twice', () => {
       const index = indexOf(['alpha zanzibar', 'alpha beta']);
+      expect(codeOf(() => index.add(0, 'gamma delta'))).toBe('INVALID_ARGUMENT');
+      expect(index.remove(0, 'alpha zanzibar')).toBe(true);
       index.add(0, 'gamma delta');
       expect(index.size).toBe(2);
       expect(nos(index, 'zanzibar')).toEqual([]);
@@ -186,13 +225,30 @@ describe('Bm25Index', () => {
       const before = index.termCount;
       index.add(7, 'alpha zanzibar quokka-42');
       expect(index.termCount).toBeGreaterThan(before);
-      expect(index.remove(7)).toBe(true);
+      expect(index.remove(7, 'alpha zanzibar quokka-42')).toBe(true);
       expect(index.termCount).toBe(before);
       expect(index.has(7)).toBe(false);
       expect(index.size).toBe(1);
       expect(nos(index, 'zanzibar quokka-42')).toEqual([]);
       expect(new TextDecoder().decode(index.save())).not.toContain('zanzibar');
-      expect(index.remove(7)).toBe(false);
+      expect(index.remove(7, 'alpha zanzibar quokka-42')).toBe(false);
+    });
+
+    it('keeps no text: a save holds terms, not the texts they came from', () => {
+      const index = indexOf(['The quick brown fox jumps over ADR-007']);
+      const saved = new TextDecoder().decode(index.save());
+      expect(saved).toContain('adr-007');
+      expect(saved).not.toContain('The quick');
+    });
+
+    it('refuses to remove by a text other than the one indexed, and leaves the memory as it was', () => {
+      const index = indexOf(['alpha beta gamma', 'alpha']);
+      expect(codeOf(() => index.remove(0, 'alpha beta'))).toBe('INVALID_ARGUMENT');
+      expect(codeOf(() => index.remove(0, undefined as unknown as string))).toBe('INVALID_ARGUMENT');
+      expect(index.has(0)).toBe(true);
+      expect(nos(index, 'gamma')).toEqual([0]);
+      expect(index.remove(0, 'alpha beta gamma')).toBe(true);
+      expect(nos(index, 'alpha')).toEqual([1]);
     });
 
     it('clears everything', () => {
@@ -222,10 +278,12 @@ describe('Bm25Index', () => {
           const model = new Map<number, string>();
           for (const o of ops) {
             if (o.kind === 'add') {
+              const old = model.get(o.no);
+              if (old !== undefined) expect(index.remove(o.no, old)).toBe(true);
               index.add(o.no, o.text);
               model.set(o.no, o.text);
             } else {
-              expect(index.remove(o.no)).toBe(model.delete(o.no));
+              expect(index.remove(o.no, model.get(o.no) ?? '')).toBe(model.delete(o.no));
             }
           }
           expect(index.size).toBe(model.size);
@@ -279,10 +337,20 @@ describe('Bm25Index', () => {
     const corpus = randomCorpus(SEED, 300);
     const queries = ['ADR-007', 'ADR-070 sqlite', '#4821', 'order #4812', 'Zürich 東京', 'memory agent decision', 'release'];
 
-    it('round-trips to identical results, parameters included', () => {
-      const index = indexOf(corpus, { k1: 1.5, b: 0.5 });
-      index.remove(3);
+    /** The corpus indexed, with memory 3 removed and 5 replaced, and what each memory holds. */
+    function changed(options?: ConstructorParameters<typeof Bm25Index>[0]): { index: Bm25Index; textOf: (no: number) => string } {
+      const index = indexOf(corpus, options);
+      const texts = new Map(corpus.map((text, no) => [no, text]));
+      index.remove(3, corpus[3]!);
+      texts.delete(3);
+      index.remove(5, corpus[5]!);
       index.add(5, 'replaced ADR-007 text');
+      texts.set(5, 'replaced ADR-007 text');
+      return { index, textOf: (no) => texts.get(no)! };
+    }
+
+    it('round-trips to identical results, parameters included', () => {
+      const { index } = changed({ k1: 1.5, b: 0.5 });
       const restored = Bm25Index.load(index.save());
       expect(restored.size).toBe(index.size);
       expect(restored.termCount).toBe(index.termCount);
@@ -292,40 +360,50 @@ describe('Bm25Index', () => {
     it('keeps removal exact after a load', () => {
       const restored = Bm25Index.load(indexOf(['alpha', 'beta zanzibar']).save());
       const before = restored.termCount;
-      expect(restored.remove(1)).toBe(true);
+      expect(restored.remove(1, 'beta zanzibar')).toBe(true);
       expect(restored.termCount).toBe(before - 2);
       expect(nos(restored, 'zanzibar')).toEqual([]);
     });
 
-    it('rebuilds a snapshot written by another tokenizer version', () => {
+    it('rebuilds a snapshot written by another tokenizer version from its texts, and refuses one without them', () => {
       const index = indexOf(corpus.slice(0, 50));
-      const { header, state } = decoded(index.save());
-      const restored = Bm25Index.load(reencoded({ ...header, tokenizer: 0 }, state));
+      const textOf = (no: number) => corpus[no]!;
+      const plain = decoded(index.save());
+      const restored = Bm25Index.load(v3Bytes(reencoded({ ...plain.header, tokenizer: 0 }, plain.state), textOf));
       for (const query of queries) expect(nos(restored, query), query).toEqual(nos(index, query));
-      const json = flatJsonEnvelope(index.save());
+      const json = flatJsonEnvelope(index.save(), textOf);
       const fromJson = Bm25Index.load(encode({ ...json, tokenizer: 0 }));
       for (const query of queries) expect(nos(fromJson, query), query).toEqual(nos(index, query));
+      expect(codeOf(() => Bm25Index.load(reencoded({ ...plain.header, tokenizer: 0 }, plain.state)))).toBe('UNSUPPORTED');
     });
 
     it('throws CORRUPT on malformed bytes', () => {
-      const good = indexOf(['alpha ADR-007', 'beta']).save();
-      const nested = nestedEnvelope(good);
+      const texts = ['alpha ADR-007', 'beta'];
+      const good = indexOf(texts).save();
+      const textOf = (no: number) => texts[no]!;
+      const good3 = v3Bytes(good, textOf);
+      const nested = nestedEnvelope(good, textOf);
       const v1 = (mutate: (index: Record<string, unknown>) => void): Uint8Array => {
         const copy = structuredClone(nested) as { index: Record<string, unknown> };
         mutate(copy.index);
         return encode(copy);
       };
-      const flat = flatJsonEnvelope(good) as { state: Record<string, unknown[] | number> };
+      const flat = flatJsonEnvelope(good, textOf) as { state: Record<string, unknown[] | number> };
       const v2 = (mutate: (state: Record<string, unknown[] | number>) => void): Uint8Array => {
         const copy = structuredClone(flat);
         mutate(copy.state);
         return encode(copy);
       };
       const { header, state } = decoded(good);
-      const v3 = (mutate: (state: FlatState & { docs: number[]; postings: number[] }) => void): Uint8Array => {
+      const v4 = (mutate: (state: PlainState) => void): Uint8Array => {
         const copy = structuredClone(state);
         mutate(copy);
         return reencoded(header, copy);
+      };
+      const v3 = (mutate: (state: PlainState & { texts: string[] }) => void): Uint8Array => {
+        const copy = structuredClone(withTexts(good, textOf).state);
+        mutate(copy);
+        return asVersion3(reencoded(header, copy), copy.texts);
       };
       // Byte-level damage: the header length, the header, a section size, trailing bytes, UTF-8.
       const bytesWith = (edit: (bytes: Uint8Array, view: DataView) => void, from = good): Uint8Array => {
@@ -333,7 +411,7 @@ describe('Bm25Index', () => {
         edit(copy, new DataView(copy.buffer));
         return copy;
       };
-      const headerLength = new DataView(good.buffer, good.byteOffset).getUint32(8, true);
+      const headerLength = new DataView(good3.buffer, good3.byteOffset).getUint32(8, true);
       const bad: Uint8Array[] = [
         new Uint8Array([0xff, 0xfe, 0x00]),
         new Uint8Array(0),
@@ -363,41 +441,54 @@ describe('Bm25Index', () => {
         bytesWith((_, view) => view.setUint32(8, 2 ** 30, true)),
         bytesWith((bytes) => (bytes[12] = 0x5b)),
         bytesWith((bytes) => (bytes[12 + headerLength - 2] = 0xff)),
-        v3((s) => (s.documentCount = 9)),
-        v3((s) => (s.nextId = 2 ** 40)),
-        v3((s) => (s.averageFieldLength = Number.NaN)),
+        v4((s) => (s.documentCount = 9)),
+        v4((s) => (s.nextId = 2 ** 40)),
+        v4((s) => (s.averageFieldLength = Number.NaN)),
         Uint8Array.from([...good, 0]),
+        v4((s) => (s.docs[1] = -1)),
+        v4((s) => (s.docs[2] = 0.5)),
+        v4((s) => (s.docs = [...s.docs.slice(0, 3), ...s.docs.slice(0, 3)])),
+        v4((s) => (s.postings[1] = 77)),
+        v4((s) => (s.postings[2] = 0)),
+        v4((s) => (s.postings[0] = 1000)),
+        v4((s) => s.postings.push(1)),
+        v4((s) => (s.terms = [])),
+        // Version 4 bytes read as version 3 look for texts that are not there.
+        reencoded({ ...header, version: 3 }, state),
+        asVersion3(good, ['alpha ADR-007']),
+        v3((s) => (s.documentCount = 9)),
         v3((s) => (s.docs[1] = -1)),
-        v3((s) => (s.docs[2] = 0.5)),
-        v3((s) => (s.docs = [...s.docs.slice(0, 3), ...s.docs.slice(0, 3)])),
-        v3((s) => (s.postings[1] = 77)),
-        v3((s) => (s.postings[2] = 0)),
-        v3((s) => (s.postings[0] = 1000)),
-        v3((s) => s.postings.push(1)),
         v3((s) => s.texts.pop()),
-        v3((s) => (s.terms = [])),
+        Uint8Array.from([...good3, 0]),
         // The texts' UTF-8 broken, then their lengths disagreeing with what they hold.
-        bytesWith((bytes) => (bytes[bytes.length - state.terms.join('').length - 6] = 0xff)),
-        bytesWith((bytes, view) => view.setUint32(12 + headerLength + 8 * state.docs.length, 999, true)),
+        bytesWith((bytes) => (bytes[bytes.length - state.terms.join('').length - 6] = 0xff), good3),
+        bytesWith((bytes, view) => view.setUint32(12 + headerLength + 8 * state.docs.length, 999, true), good3),
       ];
       bad.forEach((bytes, i) => expect(codeOf(() => Bm25Index.load(bytes)), `case ${i}: ${new TextDecoder().decode(bytes.subarray(0, 60))}`).toBe("CORRUPT"));
     });
 
     it('still loads the version 1 snapshot (minisearch\'s own JSON) to identical results', () => {
-      const index = indexOf(corpus, { k1: 1.5, b: 0.5 });
-      index.remove(3);
-      const restored = Bm25Index.load(encode(nestedEnvelope(index.save())));
+      const { index, textOf } = changed({ k1: 1.5, b: 0.5 });
+      const restored = Bm25Index.load(encode(nestedEnvelope(index.save(), textOf)));
       expect(restored.size).toBe(index.size);
       for (const query of queries) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
     });
 
     it('still loads the version 2 snapshot (the flat state as JSON) to identical results', () => {
-      const index = indexOf(corpus, { k1: 1.5, b: 0.5 });
-      index.remove(3);
-      const restored = Bm25Index.load(encode(flatJsonEnvelope(index.save())));
+      const { index, textOf } = changed({ k1: 1.5, b: 0.5 });
+      const restored = Bm25Index.load(encode(flatJsonEnvelope(index.save(), textOf)));
       expect(restored.size).toBe(index.size);
       expect(restored.termCount).toBe(index.termCount);
       for (const query of queries) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
+    });
+
+    it('still loads the version 3 snapshot (binary, with the texts) to identical results', () => {
+      const { index, textOf } = changed({ k1: 1.5, b: 0.5 });
+      const restored = Bm25Index.load(v3Bytes(index.save(), textOf));
+      expect(restored.size).toBe(index.size);
+      expect(restored.termCount).toBe(index.termCount);
+      for (const query of queries) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
+      expect(restored.remove(5, 'replaced ADR-007 text')).toBe(true);
     });
 
     it('throws UNSUPPORTED on an unknown format version', () => {

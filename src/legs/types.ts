@@ -84,9 +84,10 @@ export interface LexicalHit extends Scored {
 /** Lexical leg: BM25 over the memory text. */
 export interface LexicalIndex {
   readonly size: number;
-  /** Adds or replaces the text of `no`. */
+  /** Adds the text of `no`, which is not indexed yet (a changed text is removed first). */
   add(no: number, text: string): void;
-  remove(no: number): boolean;
+  /** Removes `no`, given the text it was indexed with (the store keeps the text, the index need not); false if it was not indexed. */
+  remove(no: number, text: string): boolean;
   has(no: number): boolean;
   search(query: string, k: number, accept?: Accept): LexicalHit[];
   clear(): void;

@@ -162,16 +162,20 @@ export class Indexes implements RecallParts {
   /** After an update: the text is re-indexed only when it changed. */
   updateMemory(before: MemoryRow, after: MemoryRow): void {
     const entry = this.catalog.set(after);
-    if (before.text !== after.text) this.lexical.add(after.no, after.text);
+    if (before.text !== after.text) {
+      this.lexical.remove(after.no, before.text);
+      this.lexical.add(after.no, after.text);
+    }
     this.entities.add(after.no, after.text, sessionOf(entry.metadata));
     this.auto?.unregister(after.no);
     this.auto?.register({ no: after.no, id: after.id, text: after.text, metadata: entry.metadata });
   }
 
-  removeMemory(no: number): void {
+  /** `text`: what the memory held, read before its row was deleted (the lexical index removes by it). */
+  removeMemory(no: number, text: string): void {
     this.auto?.unregister(no);
     this.catalog.delete(no);
-    this.lexical.remove(no);
+    this.lexical.remove(no, text);
     this.entities.remove(no);
     this.graph.removeNode(no);
     this.vector?.remove(no);

@@ -260,6 +260,7 @@ export class Writer {
 
   forget(id: unknown): void {
     const no = this.#memoryNo('forget', 'id', id);
+    const { text } = this.#repo.memoryByNo(no)!;
     const edges = this.#repo.edgesOf(no);
     this.#repo.transaction('forget', () => {
       for (const edge of edges) this.#dropEdge(edge);
@@ -267,7 +268,7 @@ export class Writer {
     });
     for (const edge of edges) this.#afterEdgeDropped(edge);
     this.#enrichment?.cancel(no);
-    this.#indexes.removeMemory(no);
+    this.#indexes.removeMemory(no, text);
   }
 
   /** Removing a supersession reopens the older fact, unless its validity was edited since. */

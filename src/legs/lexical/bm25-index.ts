@@ -6,11 +6,11 @@
  * only: fuzzy and prefix matching are off because a near-miss identifier (`ADR-070` for `ADR-007`,
  * `#4812` for `#4821`) is a wrong answer, not a close one; the vector leg covers paraphrase.
  *
- * Each memory's text is kept as a stored field. That costs roughly the text size again (in memory
- * and in the snapshot) and buys exact removal: `remove` re-tokenizes the stored text and deletes
- * its postings at once, so a forgotten memory's terms leave the index and the next snapshot
- * immediately, instead of lingering until an asynchronous vacuum (minisearch `discard`). It also
- * lets `load` rebuild a snapshot written by a different tokenizer version.
+ * The index keeps no text: SQLite does. Removal is exact all the same, because the caller hands
+ * `remove` the text the memory was indexed with (the store reads it before deleting the row), and
+ * its postings go at once, instead of lingering until an asynchronous vacuum (minisearch
+ * `discard`). A stored copy was the texts' size again in memory and in every saved index (14 MB
+ * of 100k memories' text, ~25 MiB of heap).
  */
 import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { HybridMindError, invalid, messageOf, show } from '../../errors.js';
@@ -44,7 +44,9 @@ type Params = Required<Omit<Bm25IndexOptions, 'logger'>>;
 export const BM25_DEFAULTS: Readonly<Params> = Object.freeze({ k1: 1.2, b: 0.7, d: 0.5, identifierBoost: 2 });
 
 const FORMAT = 'hybridmind.bm25';
-const FORMAT_VERSION = 3;
+const FORMAT_VERSION = 4;
+/** Version 3 also held every text; still read, never written. */
+const WITH_TEXTS_VERSION = 3;
 /** Version 2 held the flat state as JSON, version 1 minisearch's own JSON (`index`); both still read, never written. */
 const FLAT_JSON_VERSION = 2;
 const NESTED_VERSION = 1;
@@ -85,21 +87,29 @@ export class Bm25Index implements LexicalIndex {
     return this.#search.termCount;
   }
 
-  /** Indexes `text` under `no`, replacing any text `no` had. */
+  /** Indexes `text` under `no`, which must not be indexed yet: a new text replaces the old through `remove` first. */
   add(no: number, text: string): void {
     checkNo(no, 'Bm25Index.add');
     if (typeof text !== 'string') throw invalid('Bm25Index.add', 'text must be a string', text);
-    this.remove(no);
+    if (this.#search.has(no)) throw invalid('Bm25Index.add', `memory ${no} is already indexed; remove it with its text first`, no);
     this.#search.add({ no, text });
     this.#docs.added(this.#search, 'text', no);
   }
 
-  /** Removes `no` and its postings; false if it was not indexed. */
-  remove(no: number): boolean {
-    const stored = this.#search.getStoredFields(no);
-    if (stored === undefined) return false;
+  /**
+   * Removes `no` and its postings, given the text it was indexed with (this index keeps none);
+   * false if it was not indexed. A text with another number of distinct terms than the one indexed
+   * is refused, since minisearch would leave the indexed text's postings behind.
+   */
+  remove(no: number, text: string): boolean {
+    checkNo(no, 'Bm25Index.remove');
+    if (typeof text !== 'string') throw invalid('Bm25Index.remove', 'text must be the text the memory was indexed with', text);
+    if (!this.#search.has(no)) return false;
+    const indexed = this.#docs.lengthOf(this.#search, no);
+    const given = new Set(tokenize(text)).size;
+    if (given !== indexed) throw invalid('Bm25Index.remove', `memory ${no} was indexed with ${indexed} distinct terms, not the ${given} of this text`, text);
     this.#docs.removing(this.#search, no);
-    this.#search.remove({ no, text: stored['text'] as string });
+    this.#search.remove({ no, text });
     return true;
   }
 
@@ -158,15 +168,16 @@ export class Bm25Index implements LexicalIndex {
 
   /** A versioned header and minisearch's index in flat arrays (see `flat-binary.ts` and `minisearch-state.ts`). */
   save(): Uint8Array {
-    const { texts, terms, docs, postings, ...counts } = flatState(this.#search);
-    return encodeFlat({ format: FORMAT, version: FORMAT_VERSION, tokenizer: TOKENIZER_VERSION, params: this.#params, ...counts }, { ...counts, texts, terms, docs, postings });
+    const { terms, docs, postings, ...counts } = flatState(this.#search);
+    return encodeFlat({ format: FORMAT, version: FORMAT_VERSION, tokenizer: TOKENIZER_VERSION, params: this.#params, ...counts }, { ...counts, terms, docs, postings });
   }
 
   /**
-   * Restores a {@link Bm25Index.save} snapshot with its saved BM25 parameters (versions 1 and 2,
-   * JSON, are still read). A snapshot from another tokenizer version is rebuilt from its stored
-   * texts. Throws `CORRUPT` on malformed bytes and `UNSUPPORTED` on a snapshot format this
-   * version does not know.
+   * Restores a {@link Bm25Index.save} snapshot with its saved BM25 parameters (versions 1 to 3,
+   * which also hold the texts, are still read). A snapshot from another tokenizer version is
+   * rebuilt from its texts where it has them; without them it is `UNSUPPORTED`, and the store
+   * rebuilds the index from its own rows. Throws `CORRUPT` on malformed bytes and `UNSUPPORTED`
+   * on a snapshot format this version does not know.
    *
    * @example
    * const restored = Bm25Index.load(lexical.save());
@@ -188,8 +199,8 @@ export class Bm25Index implements LexicalIndex {
     }
     const envelope = parsed;
     const version = envelope['version'];
-    if (binary ? version !== FORMAT_VERSION : version !== FLAT_JSON_VERSION && version !== NESTED_VERSION) {
-      throw new HybridMindError('UNSUPPORTED', method, `snapshot format version ${show(version)}, this build reads ${NESTED_VERSION} and ${FLAT_JSON_VERSION} (JSON) and ${FORMAT_VERSION}`);
+    if (binary ? version !== FORMAT_VERSION && version !== WITH_TEXTS_VERSION : version !== FLAT_JSON_VERSION && version !== NESTED_VERSION) {
+      throw new HybridMindError('UNSUPPORTED', method, `snapshot format version ${show(version)}, this build reads ${NESTED_VERSION} and ${FLAT_JSON_VERSION} (JSON), ${WITH_TEXTS_VERSION} and ${FORMAT_VERSION}`);
     }
     let params: Params;
     try {
@@ -201,14 +212,17 @@ export class Bm25Index implements LexicalIndex {
     if (version === NESTED_VERSION) return index.#loadNested(envelope['index'], envelope['tokenizer']);
     let flat: FlatState;
     try {
-      if (binary) flat = { ...readState(bytes, envelope as BinaryHeader, body), documentCount: envelope['documentCount'] as number, nextId: envelope['nextId'] as number, averageFieldLength: envelope['averageFieldLength'] as number };
+      if (binary) flat = { ...readState(bytes, envelope as BinaryHeader, body, version === WITH_TEXTS_VERSION), documentCount: envelope['documentCount'] as number, nextId: envelope['nextId'] as number, averageFieldLength: envelope['averageFieldLength'] as number };
       else flat = checkFlatJson(envelope['state']);
     } catch (cause) {
       throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
     }
+    if (envelope['tokenizer'] !== TOKENIZER_VERSION && flat.texts === undefined) {
+      throw new HybridMindError('UNSUPPORTED', method, `the index was saved by tokenizer version ${show(envelope['tokenizer'])} and this build tokenizes with version ${TOKENIZER_VERSION}; it must be rebuilt from the memories' texts`);
+    }
     try {
       if (envelope['tokenizer'] !== TOKENIZER_VERSION) {
-        flat.texts.forEach((text, i) => index.add(flat.docs[3 * i + 1]!, text));
+        flat.texts!.forEach((text, i) => index.add(flat.docs[3 * i + 1]!, text));
         return index;
       }
       index.#search = fromFlatState(flat, index.#miniSearchOptions());
@@ -243,7 +257,6 @@ export class Bm25Index implements LexicalIndex {
     return {
       idField: 'no',
       fields: ['text'],
-      storeFields: ['text'],
       // Terms arrive final from the tokenizer; minisearch must not re-split or re-case them.
       tokenize,
       processTerm: identity,

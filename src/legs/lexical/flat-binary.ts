@@ -1,15 +1,15 @@
 /**
  * The lexical index's saved bytes from format version 3 on: a JSON header, then the flat state's
- * numbers as little-endian arrays and its texts and terms each as one UTF-8 run with their
- * lengths. Version 2 held the same state as one JSON text; parsing its 2.4M posting numbers and
- * 25 MB of text at 100k memories was a third of loading the index, and the arrays it built were
- * garbage the collector traced at every open.
+ * numbers as little-endian arrays and its terms (version 3: and texts) each as one UTF-8 run with
+ * their lengths. Version 2 held the same state as one JSON text; parsing its 2.4M posting numbers
+ * and 25 MB of text at 100k memories was a third of loading the index, and the arrays it built
+ * were garbage the collector traced at every open. Version 4 drops the texts: SQLite holds them.
  *
  * Layout: MAGIC, u32 header length, header (UTF-8 JSON, holding the section sizes), then
- * f64 docs[3·n], u32 text lengths[n], u32 term lengths[terms], u32 postings[p], u32 byte length
- * and the UTF-8 of every text, u32 byte length and the UTF-8 of every term. Lengths count UTF-16
- * units of the decoded text. Nothing here is trusted: every size is checked against the bytes
- * before it is read, and `fromFlatState` checks what the numbers mean.
+ * f64 docs[3·n], (version 3: u32 text lengths[n],) u32 term lengths[terms], u32 postings[p],
+ * (version 3: u32 byte length and the UTF-8 of every text,) u32 byte length and the UTF-8 of
+ * every term. Lengths count UTF-16 units of the decoded text. Nothing here is trusted: every size
+ * is checked against the bytes before it is read, and `fromFlatState` checks what the numbers mean.
  */
 import type { FlatState } from './minisearch-state.js';
 
@@ -24,14 +24,12 @@ export function isBinary(bytes: Uint8Array): boolean {
   return bytes.length >= MAGIC.length && MAGIC.every((b, i) => bytes[i] === b);
 }
 
-/** `header` (without the section sizes, which this adds) and `state` as bytes. */
-export function encodeFlat(header: Record<string, unknown>, state: FlatState): Uint8Array {
+/** `header` (without the section sizes, which this adds) and `state` as bytes, in the current layout (no texts). */
+export function encodeFlat(header: Record<string, unknown>, state: Omit<FlatState, 'texts'>): Uint8Array {
   const utf8 = new TextEncoder();
-  const texts = utf8.encode(state.texts.join(''));
   const terms = utf8.encode(state.terms.join(''));
-  const head = utf8.encode(JSON.stringify({ ...header, sizes: { docs: state.texts.length, terms: state.terms.length, postings: state.postings.length } }));
-  const n = state.texts.length;
-  const size = MAGIC.length + 4 + head.length + 8 * state.docs.length + 4 * (n + state.terms.length + state.postings.length) + 4 + texts.length + 4 + terms.length;
+  const head = utf8.encode(JSON.stringify({ ...header, sizes: { docs: state.docs.length / 3, terms: state.terms.length, postings: state.postings.length } }));
+  const size = MAGIC.length + 4 + head.length + 8 * state.docs.length + 4 * (state.terms.length + state.postings.length) + 4 + terms.length;
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   out.set(MAGIC, 0);
@@ -40,12 +38,9 @@ export function encodeFlat(header: Record<string, unknown>, state: FlatState): U
   out.set(head, (at += 4));
   at += head.length;
   for (let i = 0; i < state.docs.length; i++, at += 8) view.setFloat64(at, state.docs[i]!, true);
-  for (const t of state.texts) at = putU32(view, at, t.length);
   for (const t of state.terms) at = putU32(view, at, t.length);
   for (let i = 0; i < state.postings.length; i++) at = putU32(view, at, state.postings[i]!);
-  at = putU32(view, at, texts.length);
-  out.set(texts, at);
-  at = putU32(view, at + texts.length, terms.length);
+  at = putU32(view, at, terms.length);
   out.set(terms, at);
   return out;
 }
@@ -67,21 +62,23 @@ export function readHeader(bytes: Uint8Array): { header: BinaryHeader; body: num
   return { header: header as BinaryHeader, body: at + 4 + length };
 }
 
-/** The flat state after the header; the header's own fields (`documentCount`, …) are the caller's to check. */
-export function readState(bytes: Uint8Array, header: BinaryHeader, body: number): Omit<FlatState, 'documentCount' | 'nextId' | 'averageFieldLength'> {
+/** The flat state after the header, with its texts when `withTexts` (version 3); the header's own fields (`documentCount`, …) are the caller's to check. */
+export function readState(bytes: Uint8Array, header: BinaryHeader, body: number, withTexts: boolean): Omit<FlatState, 'documentCount' | 'nextId' | 'averageFieldLength'> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const { docs: n, terms: termCount, postings: postingCount } = header.sizes;
+  const textCount = withTexts ? n : 0;
   let at = body;
-  if (at + 8 * 3 * n + 4 * (n + termCount + postingCount) > bytes.length) throw new Error('the number sections run past the end');
+  if (at + 8 * 3 * n + 4 * (textCount + termCount + postingCount) > bytes.length) throw new Error('the number sections run past the end');
   const docs = new Float64Array(3 * n);
   for (let i = 0; i < docs.length; i++, at += 8) docs[i] = view.getFloat64(at, true);
-  const textLengths = u32s(view, at, n);
-  const termLengths = u32s(view, (at += 4 * n), termCount);
+  const textLengths = u32s(view, at, textCount);
+  const termLengths = u32s(view, (at += 4 * textCount), termCount);
   const postings = u32s(view, (at += 4 * termCount), postingCount);
-  const texts = strings(view, bytes, (at += 4 * postingCount), textLengths, 'texts');
-  const terms = strings(view, bytes, texts.end, termLengths, 'terms');
+  at += 4 * postingCount;
+  const texts = withTexts ? strings(view, bytes, at, textLengths, 'texts') : null;
+  const terms = strings(view, bytes, texts?.end ?? at, termLengths, 'terms');
   if (terms.end !== bytes.length) throw new Error(`${bytes.length - terms.end} bytes follow the last section`);
-  return { docs, texts: texts.values, terms: terms.values, postings };
+  return { docs, ...(texts ? { texts: texts.values } : {}), terms: terms.values, postings };
 }
 
 function putU32(view: DataView, at: number, value: number): number {

@@ -17,7 +17,6 @@ interface Internals {
   _idToShortId: Map<number, number>;
   _fieldLength: Map<number, number[]>;
   _avgFieldLength: number[];
-  _storedFields: Map<number, { text: string }>;
   _dirtCount: number;
 }
 
@@ -28,7 +27,11 @@ export interface FlatState {
   averageFieldLength: number;
   /** `[shortId, no, fieldLength]` per document, in minisearch's order. */
   docs: ArrayLike<number>;
-  texts: string[];
+  /**
+   * Each document's text, in `docs` order: only in what version 3 (and the JSON versions) saved,
+   * where a save from another tokenizer version is rebuilt from them. The index keeps no text.
+   */
+  texts?: string[];
   terms: string[];
   /** Per term, in `terms` order: its posting count n, then n pairs `shortId, term frequency`. */
   postings: ArrayLike<number>;
@@ -39,11 +42,7 @@ const FIELD = 0;
 export function flatState(search: MiniSearch<{ no: number; text: string }>): FlatState {
   const m = search as unknown as Internals;
   const docs: number[] = [];
-  const texts: string[] = [];
-  for (const [shortId, no] of m._documentIds) {
-    docs.push(shortId, no, m._fieldLength.get(shortId)![FIELD]!);
-    texts.push(m._storedFields.get(shortId)!.text);
-  }
+  for (const [shortId, no] of m._documentIds) docs.push(shortId, no, m._fieldLength.get(shortId)![FIELD]!);
   const terms: string[] = [];
   const postings: number[] = [];
   for (const [term, fields] of m._index) {
@@ -53,7 +52,7 @@ export function flatState(search: MiniSearch<{ no: number; text: string }>): Fla
     postings.push(freqs.size);
     for (const [shortId, tf] of freqs) postings.push(shortId, tf);
   }
-  return { documentCount: m._documentCount, nextId: m._nextId, averageFieldLength: m._avgFieldLength[FIELD]!, docs, texts, terms, postings };
+  return { documentCount: m._documentCount, nextId: m._nextId, averageFieldLength: m._avgFieldLength[FIELD]!, docs, terms, postings };
 }
 
 /**
@@ -63,7 +62,7 @@ export function flatState(search: MiniSearch<{ no: number; text: string }>): Fla
 export function fromFlatState(state: FlatState, options: Options<{ no: number; text: string }>): MiniSearch<{ no: number; text: string }> {
   const { docs, texts, terms, postings } = state;
   const count = docs.length / 3;
-  if (!Number.isInteger(count) || texts.length !== count || state.documentCount !== count) throw new Error(`${count} documents, ${texts.length} texts, documentCount ${state.documentCount}`);
+  if (!Number.isInteger(count) || (texts !== undefined && texts.length !== count) || state.documentCount !== count) throw new Error(`${count} documents, ${texts?.length ?? 'no'} texts, documentCount ${state.documentCount}`);
   // nextId counts every document ever added; past 2^31 (a bitmap of 2 GB below) it is not a real store's.
   if (!(Number.isSafeInteger(state.nextId) && state.nextId >= count && state.nextId <= 2 ** 31) || !(typeof state.averageFieldLength === 'number' && Number.isFinite(state.averageFieldLength) && state.averageFieldLength >= 0)) throw new Error('nextId or averageFieldLength out of range');
   const search = new MiniSearch(options);
@@ -76,13 +75,11 @@ export function fromFlatState(state: FlatState, options: Options<{ no: number; t
     const shortId = docs[3 * i]!;
     const no = docs[3 * i + 1]!;
     const length = docs[3 * i + 2]!;
-    const text = texts[i];
-    if (!isIndex(shortId, state.nextId - 1) || !isIndex(no, Number.MAX_SAFE_INTEGER) || !isIndex(length, Number.MAX_SAFE_INTEGER) || typeof text !== 'string') throw new Error(`document ${i} is malformed`);
+    if (!isIndex(shortId, state.nextId - 1) || !isIndex(no, Number.MAX_SAFE_INTEGER) || !isIndex(length, Number.MAX_SAFE_INTEGER) || (texts !== undefined && typeof texts[i] !== 'string')) throw new Error(`document ${i} is malformed`);
     if (m._documentIds.has(shortId) || m._idToShortId.has(no)) throw new Error(`document ${no} appears twice`);
     m._documentIds.set(shortId, no);
     m._idToShortId.set(no, shortId);
     m._fieldLength.set(shortId, [length]);
-    m._storedFields.set(shortId, { text });
   }
   // Which short ids name a document, as a bitmap: a posting's check is then an array read, not a
   // Map lookup (1.2M postings at 100k memories).
