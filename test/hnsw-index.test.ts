@@ -4,7 +4,7 @@ import type { SavedBytes } from '../src/legs/types.js';
 import { decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
-import { HnswVectorIndex, maxHnswVectors } from '../src/legs/vector/hnsw-index.js';
+import { HnswVectorIndex, maxHnswVectors, restoreCapacity } from '../src/legs/vector/hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from '../src/legs/vector/hnswlib-loader.js';
 import { HybridMemory, SqliteWasmDriver } from '../src/index.js';
 import { clusteredVectors, exactTop } from './support/clustered-vectors.js';
@@ -43,6 +43,15 @@ describe('HnswVectorIndex', () => {
     const recall = found / (queries.length * 10);
     expect(recall).toBeGreaterThanOrEqual(0.95);
     index.dispose();
+  });
+
+  it('restores a graph with room to grow, but never more than the heap holds', () => {
+    const limit = maxHnswVectors(384, 16);
+    expect(restoreCapacity(10, limit)).toBe(1024);
+    expect(restoreCapacity(5_000, limit)).toBe(10_000);
+    // 1M vectors: twice that (3.4 GB) failed every reopen; what is held always fits.
+    expect(restoreCapacity(1_000_000, limit)).toBe(limit);
+    expect(restoreCapacity(limit + 5, limit)).toBe(limit + 5);
   });
 
   it('round-trips through save and load with identical answers', () => {

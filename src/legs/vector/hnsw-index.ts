@@ -30,6 +30,17 @@ const HEAP_BYTES = 2 ** 31 - 96 * 2 ** 20;
 export function maxHnswVectors(dim: number, m: number): number {
   return Math.floor(HEAP_BYTES / (dim * 4 + (2 * m + 1) * 4 + 4 + 4 + 4 + 2 + 32 + Math.ceil((m * 4 + 4) / m)));
 }
+
+/**
+ * Room a restored graph gets: twice what it holds, so it grows without a copy for a while, but
+ * never past what the heap holds. Twice 1M vectors of 384-d was 3.4 GB of level-0 links and
+ * vectors: every reopen of such a store failed with "Not enough memory" and rebuilt its graph
+ * for half an hour.
+ */
+export function restoreCapacity(count: number, limit: number): number {
+  return Math.max(MIN_CAPACITY, count, Math.min(limit, 2 * count));
+}
+
 let fileCounter = 0;
 /** Hands a restored native index to the constructor (load() and the constructor run back to back). */
 let restoring: { native: HnswNative; labels: number[]; deleted: number[] } | null = null;
@@ -82,7 +93,7 @@ export class HnswVectorIndex implements VectorIndex {
     const method = 'HnswVectorIndex.load';
     const labels = [...nos];
     const removed = [...deleted];
-    const capacity = Math.max(MIN_CAPACITY, (labels.length + removed.length) * 2);
+    const capacity = restoreCapacity(labels.length + removed.length, maxHnswVectors(dim, params.m ?? HNSW_DEFAULTS.m));
     const file = `load-${++fileCounter}`;
     let native: HnswNative;
     try {
