@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { makeCorpus, makeEdges, type SpeedQuery } from '../lib/corpus.js';
 import { rng } from '../lib/stats.js';
-import { childSystems, type Built, type Mode } from './systems.js';
+import { systems, type Built, type Mode } from './systems.js';
 
 export interface ChildOptions {
   system: string;
@@ -94,7 +94,7 @@ async function settled(ready: Promise<void>, t0: number, timeoutMs: number | und
 }
 
 async function main(o: ChildOptions): Promise<ChildResult> {
-  const system = childSystems(o.dim).find((s) => s.name === o.system);
+  const system = systems(o.dim).find((s) => s.name === o.system);
   if (!system) throw new Error(`unknown system ${o.system}`);
   let corpus: ReturnType<typeof makeCorpus> | null = makeCorpus(o.n, o.dim);
   const queries = corpus.queries.slice(0, o.queries);

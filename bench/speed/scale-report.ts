@@ -13,8 +13,8 @@ export interface ScaleReport {
 }
 
 const LEGS = ['hybrid (4 legs)', 'vector leg', 'lexical leg', 'graph leg'];
-/** Mode names carry ", HNSW" (the default ann setting); the tables name the leg only. */
-const leg = (name: string) => name.replace(/^hybridmind /, '').replace(/, HNSW$/, '');
+/** Mode names carry the variant (", file store"; ", HNSW" in runs before it had its own); the tables name the leg only. */
+const leg = (name: string) => name.replace(/^hybridmind /, '').replace(/, (?:HNSW|file store)$/, '');
 const p50 = (s: ScaleSize, name: string) => s.modes.find((m) => leg(m.name) === name)?.latency.median ?? null;
 
 /** Growth of `a` to `b` per tenfold of the store: (b/a)^(1 / log10(nb/na)), so sizes need not be a decade apart. */
