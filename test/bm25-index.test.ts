@@ -241,14 +241,24 @@ describe('Bm25Index', () => {
       expect(saved).not.toContain('The quick');
     });
 
-    it('refuses to remove by a text other than the one indexed, and leaves the memory as it was', () => {
-      const index = indexOf(['alpha beta gamma', 'alpha']);
-      expect(codeOf(() => index.remove(0, 'alpha beta'))).toBe('INVALID_ARGUMENT');
-      expect(codeOf(() => index.remove(0, undefined as unknown as string))).toBe('INVALID_ARGUMENT');
-      expect(index.has(0)).toBe(true);
-      expect(nos(index, 'gamma')).toEqual([0]);
-      expect(index.remove(0, 'alpha beta gamma')).toBe(true);
-      expect(nos(index, 'alpha')).toEqual([1]);
+    it('removes a memory whose text changed behind its back: the postings of the text it was indexed with go too', () => {
+      const warnings: string[] = [];
+      const index = new Bm25Index({ logger: (level, message) => void (level === 'warn' && warnings.push(message)) });
+      ['alpha beta gamma', 'alpha', 'delta epsilon'].forEach((text, no) => index.add(no, text));
+      const left = indexOf(['', 'alpha']);
+      left.remove(0, '');
+      // Fewer terms than indexed, then as many terms but other ones.
+      expect(index.remove(0, 'alpha beta')).toBe(true);
+      expect(index.remove(2, 'zeta eta')).toBe(true);
+      expect(warnings).toHaveLength(2);
+      expect(index.has(0) || index.has(2)).toBe(false);
+      expect(index.size).toBe(1);
+      for (const query of ['alpha', 'beta', 'gamma', 'delta', 'zeta']) expect(nos(index, query), query).toEqual(nos(left, query));
+      expect(index.termCount).toBe(left.termCount);
+      expect(index.search('alpha', 5)).toEqual(left.search('alpha', 5));
+      const restored = Bm25Index.load(index.save());
+      expect(restored.search('alpha', 5)).toEqual(left.search('alpha', 5));
+      expect(codeOf(() => index.remove(1, undefined as unknown as string))).toBe('INVALID_ARGUMENT');
     });
 
     it('clears everything', () => {

@@ -99,6 +99,26 @@ describe('saved lexical index', () => {
     expect(ids(await mem.recall('zebra depot', { mode: 'lexical' }))).toEqual(['raw']);
   });
 
+  it('forgets a memory whose text another program rewrote without moving the generation', async () => {
+    const { bytes } = await savedStore();
+    const driver = await SqliteWasmDriver.open({ bytes });
+    driver.exec("UPDATE memories SET text = 'wombat census' WHERE id = 'm2'");
+    const log = recorder();
+    const mem = await open(driver, log.logger);
+    expect(log.messages).toContain(LOADED);
+    // The loaded index still holds the text it was saved with; the store holds another.
+    expect(ids(await mem.recall('quokka', { mode: 'lexical' }))).toEqual(['m2']);
+    await mem.forget('m2');
+    expect(await mem.recall('quokka island', { mode: 'lexical' })).toEqual([]);
+    expect(log.messages.some((m) => m.includes('indexed with another text'))).toBe(true);
+    // What it saves next is whole: the next open loads it instead of rebuilding.
+    const reopenLog = recorder();
+    const again = await open(await mem.exportDatabase(), reopenLog.logger);
+    expect(reopenLog.messages).toContain(LOADED);
+    expect(await again.recall('quokka', { mode: 'lexical' })).toEqual([]);
+    expect(ids(await again.recall('ADR-007', { mode: 'lexical' }))).toEqual(['m0']);
+  });
+
   it('is rebuilt when missing or corrupt', async () => {
     const { bytes, answers } = await savedStore();
     for (const damage of ['DELETE FROM derived_index', "UPDATE derived_index SET bytes = x'7b226e6f74223a316d'", "UPDATE derived_index SET bytes = CAST('{\"format\":\"hybridmind.bm25\",\"version\":1}' AS BLOB)"]) {

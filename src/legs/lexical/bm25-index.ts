@@ -19,7 +19,7 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
 import { heapPush } from '../../util/top-heap.js';
 import { encodeFlat, isBinary, readHeader, readState, type BinaryHeader } from './flat-binary.js';
-import { flatState, fromFlatState, type FlatState } from './minisearch-state.js';
+import { flatState, fromFlatState, indexedWith, removeWithoutText, type FlatState } from './minisearch-state.js';
 import { DocTable } from './term-scores.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
 
@@ -98,18 +98,21 @@ export class Bm25Index implements LexicalIndex {
 
   /**
    * Removes `no` and its postings, given the text it was indexed with (this index keeps none);
-   * false if it was not indexed. A text with another number of distinct terms than the one indexed
-   * is refused, since minisearch would leave the indexed text's postings behind.
+   * false if it was not indexed. Given another text (the store's file changed behind its back),
+   * the postings still go, by a lookup in every term instead of only the text's.
    */
   remove(no: number, text: string): boolean {
     checkNo(no, 'Bm25Index.remove');
     if (typeof text !== 'string') throw invalid('Bm25Index.remove', 'text must be the text the memory was indexed with', text);
     if (!this.#search.has(no)) return false;
-    const indexed = this.#docs.lengthOf(this.#search, no);
-    const given = new Set(tokenize(text)).size;
-    if (given !== indexed) throw invalid('Bm25Index.remove', `memory ${no} was indexed with ${indexed} distinct terms, not the ${given} of this text`, text);
+    const exact = indexedWith(this.#search, no, new Set(tokenize(text)));
     this.#docs.removing(this.#search, no);
-    this.#search.remove({ no, text });
+    if (exact) {
+      this.#search.remove({ no, text });
+    } else {
+      this.#logger('warn', `lexical index: memory ${no} was indexed with another text than the store holds now; removed by a sweep of every term`);
+      removeWithoutText(this.#search, no);
+    }
     return true;
   }
 

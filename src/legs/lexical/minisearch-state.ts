@@ -10,7 +10,12 @@ import MiniSearch, { type Options } from 'minisearch';
 
 /** The parts of minisearch's state an index is made of (private fields in its typings). */
 interface Internals {
-  _index: { set(term: string, data: Map<number, Map<number, number>>): void; [Symbol.iterator](): Iterator<[string, Map<number, Map<number, number>>]> };
+  _index: {
+    get(term: string): Map<number, Map<number, number>> | undefined;
+    set(term: string, data: Map<number, Map<number, number>>): void;
+    delete(term: string): void;
+    [Symbol.iterator](): Iterator<[string, Map<number, Map<number, number>>]>;
+  };
   _documentCount: number;
   _nextId: number;
   _documentIds: Map<number, number>;
@@ -104,4 +109,33 @@ export function fromFlatState(state: FlatState, options: Options<{ no: number; t
 
 function isIndex(value: unknown, max: number): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= max;
+}
+
+/**
+ * Whether `no` was indexed with exactly `terms` (its text's distinct terms): minisearch's `remove`
+ * must be handed the very text it indexed, and leaves that text's postings behind otherwise.
+ */
+export function indexedWith(search: MiniSearch<{ no: number; text: string }>, no: number, terms: ReadonlySet<string>): boolean {
+  const m = search as unknown as Internals;
+  const shortId = m._idToShortId.get(no);
+  if (shortId === undefined || m._fieldLength.get(shortId)?.[FIELD] !== terms.size) return false;
+  for (const term of terms) if (!m._index.get(term)?.get(FIELD)?.has(shortId)) return false;
+  return true;
+}
+
+/**
+ * Removes `no` without its text: minisearch's `discard`, then its postings swept from every term
+ * at once, as minisearch's vacuum would do later in batches (a lookup per term, not a pass over
+ * every posting).
+ */
+export function removeWithoutText(search: MiniSearch<{ no: number; text: string }>, no: number): void {
+  const m = search as unknown as Internals;
+  const shortId = m._idToShortId.get(no);
+  if (shortId === undefined) return;
+  search.discard(no);
+  for (const [term, fields] of m._index) {
+    const freqs = fields.get(FIELD);
+    if (freqs?.delete(shortId) && freqs.size === 0) m._index.delete(term);
+  }
+  m._dirtCount = 0;
 }

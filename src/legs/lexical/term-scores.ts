@@ -62,12 +62,6 @@ export class DocTable {
     this.#put(shortId, id, mini._fieldLength.get(shortId)![mini._fieldIds[field]!]!);
   }
 
-  /** The field length minisearch recorded for `id` (its distinct terms), or undefined when it holds no such document. */
-  lengthOf<T>(index: MiniSearch<T>, id: number): number | undefined {
-    const shortId = (index as unknown as Internals)._idToShortId.get(id);
-    return shortId === undefined || shortId >= this.#nos.length ? undefined : this.#lengths[shortId];
-  }
-
   /** Forgets the document minisearch is about to remove under `id` (call before removing it). */
   removing<T>(index: MiniSearch<T>, id: number): void {
     const shortId = (index as unknown as Internals)._idToShortId.get(id);
