@@ -47,6 +47,15 @@ async function savedStore(): Promise<{ bytes: Uint8Array; answers: string[][] }>
 
 const LOADED = 'loaded the saved lexical index';
 
+/** The saved store of TEXTS after another program ran `sql` on its file (the generation does not move), opened with a recorded log. */
+async function editedElsewhere(sql: string): Promise<{ mem: HybridMemory; log: ReturnType<typeof recorder> }> {
+  const { bytes } = await savedStore();
+  const driver = await SqliteWasmDriver.open({ bytes });
+  driver.exec(sql);
+  const log = recorder();
+  return { mem: await open(driver, log.logger), log };
+}
+
 describe('saved lexical index', () => {
   it('is loaded on open and answers exactly as the index it was saved from', async () => {
     const { bytes, answers } = await savedStore();
@@ -90,21 +99,13 @@ describe('saved lexical index', () => {
   });
 
   it('is rebuilt when another program added rows without moving the generation', async () => {
-    const { bytes } = await savedStore();
-    const driver = await SqliteWasmDriver.open({ bytes });
-    driver.exec("INSERT INTO memories (id, text, metadata, created_at, valid_from) VALUES ('raw', 'zebra crossing near the depot', '{}', 0, 0)");
-    const log = recorder();
-    const mem = await open(driver, log.logger);
+    const { mem, log } = await editedElsewhere("INSERT INTO memories (id, text, metadata, created_at, valid_from) VALUES ('raw', 'zebra crossing near the depot', '{}', 0, 0)");
     expect(log.messages).not.toContain(LOADED);
     expect(ids(await mem.recall('zebra depot', { mode: 'lexical' }))).toEqual(['raw']);
   });
 
   it('forgets a memory whose text another program rewrote without moving the generation', async () => {
-    const { bytes } = await savedStore();
-    const driver = await SqliteWasmDriver.open({ bytes });
-    driver.exec("UPDATE memories SET text = 'wombat census' WHERE id = 'm2'");
-    const log = recorder();
-    const mem = await open(driver, log.logger);
+    const { mem, log } = await editedElsewhere("UPDATE memories SET text = 'wombat census' WHERE id = 'm2'");
     expect(log.messages).toContain(LOADED);
     // The loaded index still holds the text it was saved with; the store holds another.
     expect(ids(await mem.recall('quokka', { mode: 'lexical' }))).toEqual(['m2']);

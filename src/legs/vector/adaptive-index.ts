@@ -7,7 +7,8 @@ import { checkPacked } from './packed.js';
 import { decodeQuantized } from './quantized-snapshot.js';
 import { HNSW_DEFAULTS, HnswVectorIndex, maxHnswVectors, type HnswParams } from './hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
-import { nextSlice, now, readBackLater, SLICE_MS } from './read-back.js';
+import { readBackLater } from './read-back.js';
+import { nextSlice, now, SLICE_MS } from './slices.js';
 
 /**
  * When HNSW takes over (bench/ann/crossover.ts, all-MiniLM-L6-v2 vectors, Node 20, 2 cores; see
@@ -413,9 +414,14 @@ export class AdaptiveVectorIndex implements VectorIndex {
             batch.push(no);
             if (batch.length === BATCH) break;
           }
-          const got = this.#flat.getMany(batch);
-          const nos = batch.filter((_, i) => got[i] !== undefined);
-          if (nos.length > 0) this.#hnsw!.addMany(nos, got.filter((v): v is Float32Array => v !== undefined));
+          const nos: number[] = [];
+          const vectors: Float32Array[] = [];
+          this.#flat.getMany(batch).forEach((vector, i) => {
+            if (!vector) return;
+            nos.push(batch[i]!);
+            vectors.push(vector);
+          });
+          if (nos.length > 0) this.#hnsw!.addMany(nos, vectors);
         }
       } catch (error) {
         this.#fail(error);

@@ -2,24 +2,7 @@ import { messageOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { VectorReader } from '../types.js';
 import type { FlatVectorIndex } from './flat-index.js';
-
-/** Work between yields for background index work, so writes and queries interleave with it. */
-export const SLICE_MS = 12;
-
-export function now(): number {
-  return typeof performance !== 'undefined' ? performance.now() : Date.now();
-}
-
-/**
- * The next slice of background work, after pending I/O and timers. Node's setTimeout(0) waits at
- * least 1 ms, about a tenth of each 12 ms slice, where setImmediate yields just as well without
- * the wait.
- */
-export function nextSlice(fn: () => void): void {
-  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
-  if (immediate) immediate(fn);
-  else setTimeout(fn, 0);
-}
+import { nextSlice, now, SLICE_MS } from './slices.js';
 
 export interface ReadBackControl {
   /** Asked before every slice: false stops the read-back (HNSW started, the scan outgrew its copies, the index was cleared). */
