@@ -42,6 +42,13 @@ function decoded(bytes: Uint8Array): { header: Record<string, unknown>; state: P
 }
 
 /** `decoded` back to version 4 bytes. */
+/** A save's postings by term, in term order (minisearch's term order depends on its insertion history). */
+function postingsOf(bytes: Uint8Array): Array<[string, number[]]> {
+  const { state } = decoded(bytes);
+  let at = 0;
+  return state.terms.map((term) => [term, state.postings.slice(at + 1, (at += 1 + 2 * state.postings[at]!))] as [string, number[]]).sort(([a], [b]) => (a < b ? -1 : 1));
+}
+
 function reencoded(header: Record<string, unknown>, state: Omit<FlatState, 'texts'>): Uint8Array {
   const { documentCount, nextId, averageFieldLength } = state;
   return encodeFlat({ ...header, documentCount, nextId, averageFieldLength }, state);
@@ -275,16 +282,18 @@ describe('Bm25Index', () => {
       expect(nos(index, 'the')).toEqual([]);
     });
 
-    it('matches a naive model after any sequence of adds and removes', () => {
+    it('matches a naive model after any sequence of adds, removes and reloads', () => {
       const vocab = ['apple', 'pear', 'ADR-007', 'ADR-070', '#4821', 'zürich', '東京'];
       const text = fc.array(fc.constantFrom(...vocab), { maxLength: 5 }).map((ws) => ws.join(' '));
       const op = fc.oneof(
         fc.record({ kind: fc.constant('add' as const), no: fc.integer({ min: 0, max: 7 }), text }),
         fc.record({ kind: fc.constant('remove' as const), no: fc.integer({ min: 0, max: 7 }) }),
+        // A loaded index reads its saved arrays in place until a change builds minisearch's maps.
+        fc.record({ kind: fc.constant('reload' as const) }),
       );
       fc.assert(
         fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
-          const index = new Bm25Index();
+          let index = new Bm25Index();
           const model = new Map<number, string>();
           for (const o of ops) {
             if (o.kind === 'add') {
@@ -292,6 +301,8 @@ describe('Bm25Index', () => {
               if (old !== undefined) expect(index.remove(o.no, old)).toBe(true);
               index.add(o.no, o.text);
               model.set(o.no, o.text);
+            } else if (o.kind === 'reload') {
+              index = Bm25Index.load(index.save());
             } else {
               expect(index.remove(o.no, model.get(o.no) ?? '')).toBe(model.delete(o.no));
             }
@@ -365,6 +376,38 @@ describe('Bm25Index', () => {
       expect(restored.size).toBe(index.size);
       expect(restored.termCount).toBe(index.termCount);
       for (const query of queries) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
+    });
+
+    it('reads a loaded index in place: the same answers, counts and saved bytes, and changes after it', () => {
+      const { index } = changed({ k1: 1.5, b: 0.5 });
+      const bytes = index.save();
+      const restored = Bm25Index.load(bytes);
+      expect(restored.save()).toEqual(bytes);
+      expect(restored.size).toBe(index.size);
+      expect(restored.termCount).toBe(index.termCount);
+      for (let no = 0; no < 60; no++) expect(restored.has(no), `has ${no}`).toBe(index.has(no));
+      for (const query of queries) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
+      for (const target of [index, restored]) {
+        target.add(1000, 'ADR-007 zanzibar rollback');
+        expect(target.remove(1000, 'ADR-007 zanzibar rollback')).toBe(true);
+        target.add(1001, 'zanzibar cache');
+      }
+      expect(postingsOf(restored.save())).toEqual(postingsOf(index.save()));
+      for (const query of [...queries, 'zanzibar']) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
+    });
+
+    it('still loads a state whose postings are out of short id order (never written, but readable before)', () => {
+      const index = indexOf(['alpha beta', 'alpha', 'alpha gamma']);
+      const { header, state } = decoded(index.save());
+      const at = state.terms.indexOf('alpha');
+      let offset = 0;
+      for (let t = 0; t < at; t++) offset += 1 + 2 * state.postings[offset]!;
+      const pairs = state.postings.slice(offset + 1, offset + 7);
+      state.postings.splice(offset + 1, 6, ...pairs.slice(4), ...pairs.slice(2, 4), ...pairs.slice(0, 2));
+      const restored = Bm25Index.load(reencoded(header, state));
+      expect(restored.search('alpha gamma', 10)).toEqual(index.search('alpha gamma', 10));
+      expect(restored.remove(2, 'alpha gamma')).toBe(true);
+      expect(nos(restored, 'alpha').sort()).toEqual([0, 1]);
     });
 
     it('keeps removal exact after a load', () => {
@@ -463,6 +506,7 @@ describe('Bm25Index', () => {
         v4((s) => (s.postings[0] = 1000)),
         v4((s) => s.postings.push(1)),
         v4((s) => (s.terms = [])),
+        v4((s) => (s.terms = [s.terms[0]!, s.terms[0]!, ...s.terms.slice(2)])),
         // Version 4 bytes read as version 3 look for texts that are not there.
         reencoded({ ...header, version: 3 }, state),
         asVersion3(good, ['alpha ADR-007']),

@@ -1,7 +1,9 @@
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
-import { DocTable } from '../src/legs/lexical/term-scores.js';
+import { FrozenPostings } from '../src/legs/lexical/frozen-postings.js';
+import { flatState } from '../src/legs/lexical/minisearch-state.js';
+import { DocTable, minisearchSource, type TermSource } from '../src/legs/lexical/term-scores.js';
 import { isCompound, queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
 import { rng } from './support/random.js';
 
@@ -22,13 +24,17 @@ describe('DocTable scores', () => {
     corpus.forEach((text, no) => mini.add({ no, text }));
     for (let no = 0; no < 400; no += 7) mini.remove({ no, text: corpus[no]! });
     const table = DocTable.of(mini, 'text');
+    // The same postings read in place from the flat state a save writes, as a loaded index reads them.
+    const flat = flatState(mini);
+    const frozen = FrozenPostings.of(flat)!;
+    const frozenTable = DocTable.fromDocs(flat.docs);
     /** One term's scores by memory number, through `sum` (the sum of one term is its score). */
-    const scoresOf = (term: string, boost: number): Map<number, number> => {
+    const scoresOf = (term: string, boost: number, source: TermSource = minisearchSource(mini, 'text'), docs = table): Map<number, number> => {
       const got = new Map<number, number>();
-      table.sum(mini, 'text', [term], () => boost, params, (matched, count, sums, counts) => {
+      docs.sum(source, [term], () => boost, params, (matched, count, sums, counts) => {
         for (let i = 0; i < count; i++) {
           expect(counts[matched[i]!]).toBe(1);
-          got.set(table.noOf(matched[i]!), sums[matched[i]!]!);
+          got.set(docs.noOf(matched[i]!), sums[matched[i]!]!);
         }
       });
       return got;
@@ -39,9 +45,11 @@ describe('DocTable scores', () => {
         const got = scoresOf(term, boost);
         expect(got.size).toBeGreaterThan(0);
         expect(got).toEqual(expected);
+        expect(scoresOf(term, boost, frozen, frozenTable)).toEqual(expected);
       }
     }
     expect(scoresOf('absent', 1).size).toBe(0);
+    expect(scoresOf('absent', 1, frozen, frozenTable).size).toBe(0);
   });
 
   it('leaves Bm25Index answers exactly as summing minisearch\'s own per-term searches gave them', () => {

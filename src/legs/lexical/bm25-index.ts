@@ -11,6 +11,9 @@
  * its postings go at once, instead of lingering until an asynchronous vacuum (minisearch
  * `discard`). A stored copy was the texts' size again in memory and in every saved index (14 MB
  * of 100k memories' text, ~25 MiB of heap).
+ *
+ * A loaded index answers from its saved arrays in place (`frozen-postings.ts`) and builds
+ * minisearch's maps only at its first add or remove: a store opened to be read never builds them.
  */
 import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { HybridMindError, invalid, messageOf, show } from '../../errors.js';
@@ -19,8 +22,9 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
 import { heapPush } from '../../util/top-heap.js';
 import { encodeFlat, isBinary, readHeader, readState, type BinaryHeader } from './flat-binary.js';
+import { FrozenPostings } from './frozen-postings.js';
 import { flatState, fromFlatState, indexedWith, removeWithoutText, type FlatState } from './minisearch-state.js';
-import { DocTable } from './term-scores.js';
+import { DocTable, minisearchSource } from './term-scores.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
 
 export interface Bm25IndexOptions {
@@ -61,8 +65,10 @@ const identity = (term: string): string => term;
 export class Bm25Index implements LexicalIndex {
   readonly #params: Params;
   readonly #logger: Logger;
-  #search: MiniSearch<Doc>;
-  /** Kept in step with `#search` by every method that changes it. */
+  /** minisearch's index; null while a loaded state, read in place (`#frozen`), stands for it. */
+  #search: MiniSearch<Doc> | null;
+  #frozen: FrozenPostings | null = null;
+  /** Kept in step with the postings by every method that changes them. */
   #docs = new DocTable();
 
   /**
@@ -79,21 +85,22 @@ export class Bm25Index implements LexicalIndex {
 
   /** Number of memories indexed. */
   get size(): number {
-    return this.#search.documentCount;
+    return this.#search?.documentCount ?? this.#frozen!.documentCount;
   }
 
   /** Distinct terms in the index (for stats; drops as soon as a memory holding a unique term is removed). */
   get termCount(): number {
-    return this.#search.termCount;
+    return this.#search?.termCount ?? this.#frozen!.termCount;
   }
 
   /** Indexes `text` under `no`, which must not be indexed yet: a new text replaces the old through `remove` first. */
   add(no: number, text: string): void {
     checkNo(no, 'Bm25Index.add');
     if (typeof text !== 'string') throw invalid('Bm25Index.add', 'text must be a string', text);
-    if (this.#search.has(no)) throw invalid('Bm25Index.add', `memory ${no} is already indexed; remove it with its text first`, no);
-    this.#search.add({ no, text });
-    this.#docs.added(this.#search, 'text', no);
+    if (this.has(no)) throw invalid('Bm25Index.add', `memory ${no} is already indexed; remove it with its text first`, no);
+    const search = this.#live();
+    search.add({ no, text });
+    this.#docs.added(search, 'text', no);
   }
 
   /**
@@ -104,20 +111,31 @@ export class Bm25Index implements LexicalIndex {
   remove(no: number, text: string): boolean {
     checkNo(no, 'Bm25Index.remove');
     if (typeof text !== 'string') throw invalid('Bm25Index.remove', 'text must be the text the memory was indexed with', text);
-    if (!this.#search.has(no)) return false;
-    const exact = indexedWith(this.#search, no, new Set(tokenize(text)));
-    this.#docs.removing(this.#search, no);
+    if (!this.has(no)) return false;
+    const search = this.#live();
+    const exact = indexedWith(search, no, new Set(tokenize(text)));
+    this.#docs.removing(search, no);
     if (exact) {
-      this.#search.remove({ no, text });
+      search.remove({ no, text });
     } else {
       this.#logger('warn', `lexical index: memory ${no} was indexed with another text than the store holds now; removed by a sweep of every term`);
-      removeWithoutText(this.#search, no);
+      removeWithoutText(search, no);
     }
     return true;
   }
 
   has(no: number): boolean {
-    return this.#search.has(no);
+    return this.#search ? this.#search.has(no) : this.#frozen!.has(no);
+  }
+
+  /** minisearch's index, built from the loaded state at the first change after a load. */
+  #live(): MiniSearch<Doc> {
+    if (this.#search === null) {
+      const frozen = this.#frozen!;
+      this.#search = fromFlatState(frozen.state, this.#miniSearchOptions(), frozen.checked);
+      this.#frozen = null;
+    }
+    return this.#search;
   }
 
   /**
@@ -138,7 +156,7 @@ export class Bm25Index implements LexicalIndex {
     // One term at a time, summed as minisearch's OR would (score sum × matched query terms): its
     // OR merge keeps each document's matched terms in an array it scans per term, quadratic in
     // the terms a long query shares with a long memory.
-    docs.sum(this.#search, 'text', terms, (term) => (isCompound(term) ? boost : 1), bm25, (matched, count, sums, counts, holds) => {
+    docs.sum(this.#search ? minisearchSource(this.#search, 'text') : this.#frozen!, terms, (term) => (isCompound(term) ? boost : 1), bm25, (matched, count, sums, counts, holds) => {
       // The best k by score, then smaller number, asking `accept` only about memories that would
       // make the cut: a common term matches a large share of the store, and sorting it all, or
       // filtering it all, cost more than the scoring.
@@ -165,13 +183,15 @@ export class Bm25Index implements LexicalIndex {
   }
 
   clear(): void {
-    this.#search.removeAll();
+    this.#search = new MiniSearch<Doc>(this.#miniSearchOptions());
+    this.#frozen = null;
     this.#docs = new DocTable();
   }
 
   /** A versioned header and minisearch's index in flat arrays (see `flat-binary.ts` and `minisearch-state.ts`). */
   save(): Uint8Array {
-    const { terms, docs, postings, ...counts } = flatState(this.#search);
+    const { terms, docs, postings, documentCount, nextId, averageFieldLength } = this.#frozen?.state ?? flatState(this.#search!);
+    const counts = { documentCount, nextId, averageFieldLength };
     return encodeFlat({ format: FORMAT, version: FORMAT_VERSION, tokenizer: TOKENIZER_VERSION, params: this.#params, ...counts }, { ...counts, terms, docs, postings });
   }
 
@@ -228,8 +248,10 @@ export class Bm25Index implements LexicalIndex {
         flat.texts!.forEach((text, i) => index.add(flat.docs[3 * i + 1]!, text));
         return index;
       }
-      index.#search = fromFlatState(flat, index.#miniSearchOptions());
-      index.#docs = DocTable.of(index.#search, 'text');
+      const frozen = FrozenPostings.of(flat);
+      index.#search = frozen ? null : fromFlatState(flat, index.#miniSearchOptions());
+      index.#frozen = frozen;
+      index.#docs = DocTable.fromDocs(flat.docs);
     } catch (cause) {
       throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
     }

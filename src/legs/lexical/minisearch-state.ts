@@ -57,53 +57,82 @@ export function flatState(search: MiniSearch<{ no: number; text: string }>): Fla
     postings.push(freqs.size);
     for (const [shortId, tf] of freqs) postings.push(shortId, tf);
   }
-  return { documentCount: m._documentCount, nextId: m._nextId, averageFieldLength: m._avgFieldLength[FIELD]!, docs, terms, postings };
+  // An index nothing was ever added to has no average yet.
+  return { documentCount: m._documentCount, nextId: m._nextId, averageFieldLength: m._avgFieldLength[FIELD] ?? 0, docs, terms, postings };
+}
+
+/** What `checkFlatState` found while checking a state. */
+export interface CheckedState {
+  /** Memory number → short id. */
+  shortIds: Map<number, number>;
+  /** Term → where its posting count stands in `postings`. */
+  offsets: Map<string, number>;
+  /** Whether every term's postings come in increasing short id order, as minisearch adds them. */
+  sorted: boolean;
 }
 
 /**
- * A minisearch index from a checked `FlatState`; throws on state that would make a broken index
- * (postings of unknown documents, lengths that disagree), so the caller rebuilds instead.
+ * Checks a `FlatState` read from bytes; throws on state that would make a broken index (postings
+ * of unknown documents, lengths that disagree, a term twice), so the caller rebuilds instead.
  */
-export function fromFlatState(state: FlatState, options: Options<{ no: number; text: string }>): MiniSearch<{ no: number; text: string }> {
+export function checkFlatState(state: FlatState): CheckedState {
   const { docs, texts, terms, postings } = state;
   const count = docs.length / 3;
   if (!Number.isInteger(count) || (texts !== undefined && texts.length !== count) || state.documentCount !== count) throw new Error(`${count} documents, ${texts?.length ?? 'no'} texts, documentCount ${state.documentCount}`);
   // nextId counts every document ever added; past 2^31 (a bitmap of 2 GB below) it is not a real store's.
   if (!(Number.isSafeInteger(state.nextId) && state.nextId >= count && state.nextId <= 2 ** 31) || !(typeof state.averageFieldLength === 'number' && Number.isFinite(state.averageFieldLength) && state.averageFieldLength >= 0)) throw new Error('nextId or averageFieldLength out of range');
-  const search = new MiniSearch(options);
-  const m = search as unknown as Internals;
-  m._documentCount = count;
-  m._nextId = state.nextId;
-  m._avgFieldLength = [state.averageFieldLength];
-  m._dirtCount = 0;
+  // Which short ids name a document, as a bitmap: a posting's check is then an array read, not a
+  // Map lookup (1.2M postings at 100k memories).
+  const known = new Uint8Array(state.nextId);
+  const shortIds = new Map<number, number>();
   for (let i = 0; i < count; i++) {
     const shortId = docs[3 * i]!;
     const no = docs[3 * i + 1]!;
     const length = docs[3 * i + 2]!;
     if (!isIndex(shortId, state.nextId - 1) || !isIndex(no, Number.MAX_SAFE_INTEGER) || !isIndex(length, Number.MAX_SAFE_INTEGER) || (texts !== undefined && typeof texts[i] !== 'string')) throw new Error(`document ${i} is malformed`);
-    if (m._documentIds.has(shortId) || m._idToShortId.has(no)) throw new Error(`document ${no} appears twice`);
-    m._documentIds.set(shortId, no);
-    m._idToShortId.set(no, shortId);
-    m._fieldLength.set(shortId, [length]);
+    if (known[shortId] === 1 || shortIds.has(no)) throw new Error(`document ${no} appears twice`);
+    known[shortId] = 1;
+    shortIds.set(no, shortId);
   }
-  // Which short ids name a document, as a bitmap: a posting's check is then an array read, not a
-  // Map lookup (1.2M postings at 100k memories).
-  const known = new Uint8Array(state.nextId);
-  for (let i = 0; i < count; i++) known[docs[3 * i]!] = 1;
+  const offsets = new Map<string, number>();
+  let sorted = true;
   let at = 0;
   for (const term of terms) {
-    const n = postings[at++];
-    if (typeof term !== 'string' || !isIndex(n, (postings.length - at) / 2) || n === 0) throw new Error(`postings of ${JSON.stringify(term)} are malformed`);
-    const freqs = new Map<number, number>();
+    const n = postings[at];
+    if (typeof term !== 'string' || !isIndex(n, (postings.length - at - 1) / 2) || n === 0 || offsets.has(term)) throw new Error(`postings of ${JSON.stringify(term)} are malformed`);
+    offsets.set(term, at++);
+    let previous = -1;
     for (const end = at + 2 * n; at < end; at += 2) {
       const shortId = postings[at]!;
       const tf = postings[at + 1]!;
       if (known[shortId] !== 1 || !Number.isInteger(shortId) || !(Number.isSafeInteger(tf) && tf > 0)) throw new Error(`a posting of ${JSON.stringify(term)} is malformed`);
-      freqs.set(shortId, tf);
+      if (shortId <= previous) sorted = false;
+      previous = shortId;
     }
-    m._index.set(term, new Map([[FIELD, freqs]]));
   }
   if (at !== postings.length) throw new Error('postings run past the terms');
+  return { shortIds, offsets, sorted };
+}
+
+/** A minisearch index from `state`, checked by `checkFlatState` (which runs here unless its result is given); throws as that does. */
+export function fromFlatState(state: FlatState, options: Options<{ no: number; text: string }>, checked: CheckedState = checkFlatState(state)): MiniSearch<{ no: number; text: string }> {
+  const { docs, postings } = state;
+  const search = new MiniSearch(options);
+  const m = search as unknown as Internals;
+  m._documentCount = state.documentCount;
+  m._nextId = state.nextId;
+  m._avgFieldLength = [state.averageFieldLength];
+  m._dirtCount = 0;
+  for (let i = 0; i < docs.length; i += 3) {
+    m._documentIds.set(docs[i]!, docs[i + 1]!);
+    m._idToShortId.set(docs[i + 1]!, docs[i]!);
+    m._fieldLength.set(docs[i]!, [docs[i + 2]!]);
+  }
+  for (const [term, offset] of checked.offsets) {
+    const freqs = new Map<number, number>();
+    for (let at = offset + 1, end = at + 2 * postings[offset]!; at < end; at += 2) freqs.set(postings[at]!, postings[at + 1]!);
+    m._index.set(term, new Map([[FIELD, freqs]]));
+  }
   return search;
 }
 

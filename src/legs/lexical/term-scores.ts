@@ -1,12 +1,12 @@
 /**
- * BM25+ scores of exact terms, read straight from minisearch's index (7.2.0, pinned in
- * package.json) and the `DocTable` beside it. The arithmetic is its own, operation for
- * operation, so every score is the one its `search` returns for that single term; what is
- * skipped is the result object `search` builds per matching document (id lookup, stored-field
- * copy, match map) and the sort of them all, which were half of the lexical leg's time and most
- * of the graph leg's at 100k memories. test/lexical-term-scores.test.ts compares every score with
- * minisearch's own `search`, so an upgrade that changes these internals fails there rather than
- * in a ranking.
+ * BM25+ scores of exact terms, read straight from the postings (minisearch's index, 7.2.0, pinned
+ * in package.json, or the flat arrays a loaded index keeps until its first change) and the
+ * `DocTable` beside them. The arithmetic is minisearch's own, operation for operation, so every
+ * score is the one its `search` returns for that single term; what is skipped is the result
+ * object `search` builds per matching document (id lookup, stored-field copy, match map) and the
+ * sort of them all, which were half of the lexical leg's time and most of the graph leg's at 100k
+ * memories. test/lexical-term-scores.test.ts compares every score with minisearch's own `search`,
+ * so an upgrade that changes these internals fails there rather than in a ranking.
  */
 import type MiniSearch from 'minisearch';
 
@@ -27,11 +27,40 @@ export interface Bm25Params {
   d: number;
 }
 
-const NONE = -1;
-
-function postings(mini: Internals, fieldId: number, term: string): Map<number, number> | undefined {
-  return mini._index.get(term)?.get(fieldId);
+/** One term's postings in flat arrays: `size` pairs `shortId, term frequency` from `start`, short ids increasing. */
+export interface FlatList {
+  readonly data: ArrayLike<number>;
+  readonly start: number;
+  readonly size: number;
+  has(shortId: number): boolean;
 }
+
+/** One term's postings, short id → term frequency in increasing short id order. */
+export type Postings = Map<number, number> | FlatList;
+
+/** Where the scores read one text field's statistics and postings from. */
+export interface TermSource {
+  readonly documentCount: number;
+  readonly averageLength: number;
+  postings(term: string): Postings | undefined;
+}
+
+/** Field `field` of a minisearch index, read in place. */
+export function minisearchSource<T>(index: MiniSearch<T>, field: string): TermSource {
+  const mini = index as unknown as Internals;
+  const fieldId = mini._fieldIds[field]!;
+  return {
+    get documentCount() {
+      return mini._documentCount;
+    },
+    get averageLength() {
+      return mini._avgFieldLength[fieldId]!;
+    },
+    postings: (term) => mini._index.get(term)?.get(fieldId),
+  };
+}
+
+const NONE = -1;
 
 /**
  * minisearch's per-document maps (short id → memory number, short id → field length) as arrays
@@ -52,6 +81,13 @@ export class DocTable {
     const table = new DocTable();
     const mini = index as unknown as Internals;
     for (const [shortId, id] of mini._documentIds) table.#put(shortId, id as number, mini._fieldLength.get(shortId)![mini._fieldIds[field]!]!);
+    return table;
+  }
+
+  /** The table of the documents of a flat state (`[shortId, no, fieldLength]` each). */
+  static fromDocs(docs: ArrayLike<number>): DocTable {
+    const table = new DocTable();
+    for (let i = 0; i < docs.length; i += 3) table.#put(docs[i]!, docs[i + 1]!, docs[i + 2]!);
     return table;
   }
 
@@ -88,10 +124,8 @@ export class DocTable {
    * holds and a test of which (by the term's position in `terms`). The sums live in arrays by
    * short id, not in a map of objects: the map was half of a search's time.
    */
-  sum<T>(index: MiniSearch<T>, field: string, terms: readonly string[], boostOf: (term: string) => number, bm25: Bm25Params, use: (matched: Int32Array, count: number, sums: Float64Array, counts: Uint32Array, holds: (term: number, shortId: number) => boolean) => void): void {
-    const mini = index as unknown as Internals;
-    const fieldId = mini._fieldIds[field]!;
-    const lists = terms.map((term) => postings(mini, fieldId, term));
+  sum(source: TermSource, terms: readonly string[], boostOf: (term: string) => number, bm25: Bm25Params, use: (matched: Int32Array, count: number, sums: Float64Array, counts: Uint32Array, holds: (term: number, shortId: number) => boolean) => void): void {
+    const lists = terms.map((term) => source.postings(term));
     const capacity = this.#nos.length;
     if (this.#sums.length !== capacity) {
       this.#sums = new Float64Array(capacity);
@@ -109,7 +143,7 @@ export class DocTable {
       sums[shortId] = sums[shortId]! + score;
     };
     try {
-      terms.forEach((term, i) => this.#scoreTerm(mini, fieldId, lists[i], boostOf(term), bm25, add));
+      terms.forEach((term, i) => this.#scoreTerm(source, lists[i], boostOf(term), bm25, add));
       use(touched, n, sums, counts, (term, shortId) => lists[term]?.has(shortId) ?? false);
     } finally {
       for (let i = 0; i < n; i++) {
@@ -125,26 +159,32 @@ export class DocTable {
   }
 
   /** Calls `visit(id, score, shortId)` for every document in `freqs` (one term's postings), in posting order. */
-  #scoreTerm(mini: Internals, fieldId: number, freqs: Map<number, number> | undefined, boost: number, bm25: Bm25Params, visit: (id: number, score: number, shortId: number) => void): void {
+  #scoreTerm(source: TermSource, freqs: Postings | undefined, boost: number, bm25: Bm25Params, visit: (id: number, score: number, shortId: number) => void): void {
     if (freqs === undefined) return;
     const { k, b, d } = bm25;
-    const total = mini._documentCount;
-    const avgFieldLength = mini._avgFieldLength[fieldId]!;
+    const total = source.documentCount;
+    const avgFieldLength = source.averageLength;
     const nos = this.#nos;
     const lengths = this.#lengths;
     let matching = freqs.size;
-    for (const [docId, termFreq] of freqs) {
+    const score = (docId: number, termFreq: number): void => {
       const id = docId < nos.length ? nos[docId]! : NONE;
       // A discarded document still in the postings: minisearch skips it and stops counting it.
       if (id === NONE) {
         matching -= 1;
-        continue;
+        return;
       }
       const fieldLength = lengths[docId]!;
       const invDocFreq = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
       const raw = invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
       // minisearch weighs by term weight · term boost · field boost · document boost, here 1 · boost · 1 · 1.
       visit(id, 1 * boost * 1 * 1 * raw, docId);
+    };
+    if (freqs instanceof Map) {
+      for (const [docId, termFreq] of freqs) score(docId, termFreq);
+    } else {
+      const { data, start, size } = freqs;
+      for (let i = start, end = start + 2 * size; i < end; i += 2) score(data[i]!, data[i + 1]!);
     }
   }
 }

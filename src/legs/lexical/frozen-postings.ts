@@ -1,0 +1,72 @@
+/**
+ * A loaded lexical index before its first change: the saved flat arrays, read in place. Building
+ * minisearch's maps from them (1.2M postings in ~40k maps at 100k memories) was most of loading
+ * the index and a quarter of a store's cold open, and the maps are several times the arrays' heap.
+ * A store that is only read never needs them; `Bm25Index` builds them at its first add or remove.
+ */
+import { checkFlatState, type CheckedState, type FlatState } from './minisearch-state.js';
+import type { FlatList, TermSource } from './term-scores.js';
+
+/** One term's postings in a flat state, looked up by halving. */
+export class FlatPostings implements FlatList {
+  constructor(
+    readonly data: ArrayLike<number>,
+    readonly start: number,
+    readonly size: number,
+  ) {}
+
+  has(shortId: number): boolean {
+    let lo = 0;
+    let hi = this.size - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.data[this.start + 2 * mid]!;
+      if (at === shortId) return true;
+      if (at < shortId) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+}
+
+export class FrozenPostings implements TermSource {
+  readonly state: FlatState;
+  readonly checked: CheckedState;
+
+  private constructor(state: FlatState, checked: CheckedState) {
+    this.state = state;
+    this.checked = checked;
+  }
+
+  /**
+   * The state read in place, once `checkFlatState` accepts it (it throws as that does); null when
+   * a term's postings are out of short id order, which minisearch never writes but which a
+   * lookup by halving could not read. Texts a version-3 save carried are checked, then dropped.
+   */
+  static of(state: FlatState): FrozenPostings | null {
+    const checked = checkFlatState(state);
+    const { texts: _texts, ...kept } = state;
+    return checked.sorted ? new FrozenPostings(kept, checked) : null;
+  }
+
+  get documentCount(): number {
+    return this.state.documentCount;
+  }
+
+  get averageLength(): number {
+    return this.state.averageFieldLength;
+  }
+
+  get termCount(): number {
+    return this.state.terms.length;
+  }
+
+  has(no: number): boolean {
+    return this.checked.shortIds.has(no);
+  }
+
+  postings(term: string): FlatPostings | undefined {
+    const at = this.checked.offsets.get(term);
+    return at === undefined ? undefined : new FlatPostings(this.state.postings, at + 1, this.state.postings[at]!);
+  }
+}
