@@ -1,6 +1,7 @@
 import type { EntityLeg, GraphLeg, LegFactory, LexicalIndex, VectorIndex } from '../legs/types.js';
 import type { Logger } from '../logger.js';
 import { sqlAnnStore } from '../storage/ann-store.js';
+import { storedEdges } from '../storage/edge-source.js';
 import { readVectorsByNo, type GraphEdgeRow } from '../storage/bulk-read.js';
 import type { MemoryRow, Repository } from '../storage/repository.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
@@ -62,6 +63,7 @@ export class Indexes implements RecallParts {
 
   /** Stops background indexing (before the database closes), saving what it has not saved yet when `save`. */
   close(save: boolean): void {
+    this.graph.stop?.();
     if (save) this.vector?.close?.();
     else this.vector?.dispose?.();
   }
@@ -70,8 +72,9 @@ export class Indexes implements RecallParts {
    * Builds every index from SQLite (open, import). A restore reads `source`, a checked copy of
    * the rows about to replace this repository's, so the indexes are ready before the swap. On
    * open, the lexical and entity indexes saved at close are loaded when still current, the texts
-   * are read only if one of them (or auto edges) needs them, and the vector index is offered its
-   * saved int8 codes so it copies them instead of quantizing every vector.
+   * are read only if one of them (or auto edges) needs them, the vector index is offered its
+   * saved int8 codes so it copies them instead of quantizing every vector, and the graph takes
+   * its edges in the background (`GraphLeg.fill`), answering from the store's meanwhile.
    */
   rebuild(source: Repository = this.repository): void {
     const logger = this.#logger;
@@ -107,7 +110,9 @@ export class Indexes implements RecallParts {
       if (!entities) this.entities.add(row.no, text, sessionOf(entry.metadata));
       this.auto?.register({ no: row.no, id: row.id, text, metadata: entry.metadata });
     }
-    for (const edge of rows.edges) this.addEdge(edge);
+    // The store's own edges come in the background on an open; a restore's must all be in first.
+    if (source === this.repository && this.graph.fill) this.graph.fill(storedEdges(source.db), logger);
+    else for (const edge of rows.edges()) this.addEdge(edge);
     if (stamp && lexical && entities && (quantized || !this.vector?.saveQuantized)) this.#savedStamp = stamp.key;
   }
 

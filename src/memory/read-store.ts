@@ -3,10 +3,10 @@ import type { Repository } from '../storage/repository.js';
 
 export type PackedAdd = (nos: ArrayLike<number>, vectors: Float32Array) => void;
 
-/** A store's rows as an open reads them: the catalog and edges at once, texts and vectors on demand. */
+/** A store's rows as an open reads them: the catalog at once, edges, texts and vectors on demand. */
 export interface StoreRows {
   catalog: CatalogRow[];
-  edges: GraphEdgeRow[];
+  edges(): GraphEdgeRow[];
   texts(): Map<number, string>;
   /** Hands every vector to `add`, in chunks laid back to back (see `readVectors`). */
   vectors(add: PackedAdd): void;
@@ -20,10 +20,9 @@ export function readAll(repo: Repository): StoreRows {
   const db = repo.db;
   try {
     const catalog = readCatalogRows(db);
-    const edges = readGraphEdges(db);
     return {
       catalog,
-      edges,
+      edges: () => fallback(() => readGraphEdges(db), () => repo.allEdges()),
       texts: () => fallback(() => readTexts(db), () => new Map(repo.allMemories().map((m) => [m.no, m.text]))),
       vectors: (add) => {
         const dim = repo.getMeta('dim');
@@ -34,7 +33,7 @@ export function readAll(repo: Repository): StoreRows {
     };
   } catch {
     const memories = repo.allMemories();
-    return { catalog: memories, edges: repo.allEdges(), texts: () => new Map(memories.map((m) => [m.no, m.text])), vectors: (add) => rowByRow(repo, add) };
+    return { catalog: memories, edges: () => repo.allEdges(), texts: () => new Map(memories.map((m) => [m.no, m.text])), vectors: (add) => rowByRow(repo, add) };
   }
 }
 

@@ -1,7 +1,7 @@
 import { BM25_DEFAULTS } from '../legs/lexical/bm25-index.js';
 import { isCompound, queryTerms } from '../legs/lexical/tokenizer.js';
 import { DAY_MS, type TimeRanked } from '../legs/time/temporal.js';
-import { compareHits, type GraphHit, type LexicalHit, type Scored } from '../legs/types.js';
+import { arrivesBefore, compareHits, type ArrivalEdge, type GraphHit, type LexicalHit, type Scored } from '../legs/types.js';
 import type { ResolvedRecall } from '../memory/recall-options.js';
 import type { Direction } from '../types.js';
 import type { Db, Query } from './db.js';
@@ -106,8 +106,8 @@ export interface Arrival {
 /**
  * Breadth-first walks from each anchor by a recursive query over the edges table: the CTE finds
  * every memory's distance from each anchor (UNION drops repeats, so it ends within `depth`
- * steps), then each reached memory keeps its arrival over the heaviest edge from the previous
- * level (ties: the smaller memory number), exactly the choice the embedded walk makes.
+ * steps), then each reached memory keeps its arrival from the previous level that
+ * `arrivesBefore` picks, exactly the choice the embedded walk makes.
  */
 export async function walk(q: Query, db: Db, anchors: readonly number[], w: WalkSpec): Promise<Arrival[]> {
   if (anchors.length === 0) return [];
@@ -132,7 +132,7 @@ export async function walk(q: Query, db: Db, anchors: readonly number[], w: Walk
        WHERE r.distance < ${depth} AND ${edgeOk} AND ${enterOk}
      ),
      best AS (SELECT anchor, no, min(distance) AS d FROM reach GROUP BY anchor, no)
-     SELECT b.anchor, b.no, b.d, p.no AS pred, e.weight, e.id AS edge
+     SELECT b.anchor, b.no, b.d, p.no AS pred, e.weight, e.created_at, e.id AS edge
      FROM best b
      LEFT JOIN ${db.t('edges')} e ON b.d > 0 AND ${edgeOk}
        AND ((${out} AND e.dst = b.no) OR (${inward} AND e.src = b.no))
@@ -141,19 +141,19 @@ export async function walk(q: Query, db: Db, anchors: readonly number[], w: Walk
      ORDER BY b.anchor, b.d, b.no`,
     p.values,
   )).rows;
-  const chosen = new Map<string, { anchorRank: number; no: number; distance: number; pred: number; weight: number; edge: string }>();
+  const chosen = new Map<string, ArrivalEdge & { anchorRank: number; no: number; distance: number }>();
   for (const r of rows) {
     const anchorRank = Number(r['anchor']);
     const no = Number(r['no']);
     const distance = Number(r['d']);
-    const candidate = { anchorRank, no, distance, pred: r['pred'] === null ? -1 : Number(r['pred']), weight: distance === 0 ? Infinity : Number(r['weight']), edge: r['edge'] === null ? '' : String(r['edge']) };
+    const candidate = { anchorRank, no, distance, from: r['pred'] === null ? -1 : Number(r['pred']), weight: distance === 0 ? Infinity : Number(r['weight']), createdAt: Number(r['created_at']), edge: r['edge'] === null ? '' : String(r['edge']) };
     const key = `${anchorRank}:${no}`;
     const prior = chosen.get(key);
-    if (!prior || candidate.weight > prior.weight || (candidate.weight === prior.weight && candidate.pred < prior.pred)) chosen.set(key, candidate);
+    if (!prior || arrivesBefore(candidate, prior)) chosen.set(key, candidate);
   }
   const arrivals = new Map<string, Arrival>();
   for (const c of [...chosen.values()].sort((x, y) => x.distance - y.distance)) {
-    const from = c.distance === 0 ? null : arrivals.get(`${c.anchorRank}:${c.pred}`)!;
+    const from = c.distance === 0 ? null : arrivals.get(`${c.anchorRank}:${c.from}`)!;
     arrivals.set(`${c.anchorRank}:${c.no}`, {
       anchorRank: c.anchorRank, no: c.no, distance: c.distance, weight: c.weight,
       via: from ? [...from.via, from.no] : [], edges: from ? [...from.edges, c.edge] : [],

@@ -19,23 +19,30 @@ import { blobToVector, type EdgeRow, type MemoryRow } from './repository.js';
 const ROWS_PER_CHUNK = 2_000;
 const VECTOR_BYTES_PER_CHUNK = 1 << 20;
 /** The smallest rowid SQLite allows (-2^63, exact as a double): chunks start at a bound so SQLite seeks to it. */
-const FIRST_NO = -(2 ** 63);
+export const FIRST_NO = -(2 ** 63);
 
 /** Rows of `columns` from `table` in `no` order, as arrays in column order. */
 function jsonRows(db: SqlDriver, table: string, columns: string): unknown[][] {
   const out: unknown[][] = [];
   let from = FIRST_NO;
   for (;;) {
-    const row = db.all<{ rows: string; last: number | null; n: number }>(
-      `SELECT json_group_array(json_array(${columns})) AS rows, max(no) AS last, count(*) AS n FROM (SELECT ${columns} FROM ${table} WHERE no >= ? ORDER BY no LIMIT ?)`,
-      [from, ROWS_PER_CHUNK],
-    )[0]!;
-    const n = Number(row.n);
-    if (n === 0) return out;
-    for (const r of JSON.parse(row.rows) as unknown[][]) out.push(r);
-    if (n < ROWS_PER_CHUNK) return out;
-    from = Number(row.last) + 1;
+    const chunk = jsonChunk(db, table, columns, from, ROWS_PER_CHUNK);
+    for (const r of chunk.rows) out.push(r);
+    if (chunk.rows.length < ROWS_PER_CHUNK) return out;
+    from = chunk.last + 1;
   }
+}
+
+/**
+ * Up to `limit` rows of `columns` (which name `no`) from `table` with `no` from `from` to `until`,
+ * in `no` order, as arrays in column order, and the last row's `no`.
+ */
+export function jsonChunk(db: SqlDriver, table: string, columns: string, from: number, limit: number, until?: number): { rows: unknown[][]; last: number } {
+  const row = db.all<{ rows: string; last: number | null }>(
+    `SELECT json_group_array(json_array(${columns})) AS rows, max(no) AS last FROM (SELECT ${columns} FROM ${table} WHERE no >= ?${until === undefined ? '' : ' AND no <= ?'} ORDER BY no LIMIT ?)`,
+    until === undefined ? [from, limit] : [from, until, limit],
+  )[0]!;
+  return { rows: JSON.parse(row.rows) as unknown[][], last: Number(row.last) };
 }
 
 export type CatalogRow = Omit<MemoryRow, 'text'>;

@@ -212,4 +212,32 @@ describe('batched writes and bulk reads', () => {
     expect((await reopened.recall('TKT-417', q)).map((h) => h.id)[0]).toBe('big417');
     expect(await reopened.recall('TKT-417', q)).toEqual(await mem.recall('TKT-417', q));
   });
+
+  it('answers from the store\'s edges while the graph takes them in the background, and keeps writes made meanwhile', async () => {
+    const chain = Array.from({ length: 60 }, (_, i) => ({ id: `step${i}`, text: `Step ${i} of the migration plan MIG-${i}`, embedding: Float32Array.from({ length: 16 }, (_, j) => Math.cos(i * 0.3 + j)) }));
+    const mem = await openMemory({ embedder: null });
+    stores.push(mem);
+    await mem.storeMany(chain);
+    await mem.relateMany(chain.slice(1).map((m, i) => ({ from: m.id, to: chain[i]!.id, type: 'DEPENDS_ON' })));
+    const bytes = await mem.exportDatabase();
+    const log = recorder();
+    const reopened = await openMemory({ storage: await SqliteWasmDriver.open({ bytes }), embedder: null, logger: log.logger });
+    stores.push(reopened);
+    const took = (messages: string[]) => messages.filter((m) => m.startsWith('graph leg: took'));
+    // Nothing above waited for a timer, so no slice of the fill has run: these are answered from the store.
+    const asks = ['MIG-30', 'MIG-59', 'migration plan'].map((q) => [q, { mode: 'graph' as const, depth: 3, k: 40, explain: true, queryEmbedding: chain[30]!.embedding }] as const);
+    const early = [];
+    for (const [q, o] of asks) early.push(await reopened.recall(q, o));
+    expect(took(log.messages)).toEqual([]);
+    await reopened.relate('step0', 'step59', 'RELATES_TO');
+    await reopened.forget('step45');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(took(log.messages)).toEqual([expect.stringMatching(/^graph leg: took 58 edges in \d+ ms$/)]);
+    for (const [i, [q, o]] of asks.entries()) expect(early[i]).toEqual(await mem.recall(q, o));
+    await mem.relate('step0', 'step59', 'RELATES_TO');
+    await mem.forget('step45');
+    for (const [q, o] of asks) expect(await reopened.recall(q, o)).toEqual(await mem.recall(q, o));
+    expect(await reopened.path('step59', 'step40')).toEqual(await mem.path('step59', 'step40'));
+    expect((await reopened.stats()).edges).toBe((await mem.stats()).edges);
+  });
 });

@@ -1,5 +1,8 @@
 import { MultiDirectedGraph } from 'graphology';
-import { compareHits, type Accept, type Direction, type GraphEdgeAttributes, type GraphHit, type GraphLeg, type Reached, type WalkOptions } from '../types.js';
+import { messageOf } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { nextSlice, now, SLICE_MS } from '../../util/slices.js';
+import { arrivesBefore, compareHits, type Accept, type ArrivalEdge, type Direction, type EdgeSource, type GraphEdge, type GraphEdgeAttributes, type GraphHit, type GraphLeg, type Reached, type WalkOptions } from '../types.js';
 
 /**
  * The graph leg over graphology: a directed multigraph (several typed edges between the same
@@ -10,8 +13,11 @@ import { compareHits, type Accept, type Direction, type GraphEdgeAttributes, typ
 export class GraphIndex implements GraphLeg {
   readonly #graph = new MultiDirectedGraph<Record<string, never>, GraphEdgeAttributes>();
   readonly #nodes = new Set<number>();
+  /** Where the edges not taken yet are, while a fill runs. */
+  #source: EdgeSource | null = null;
 
   get size(): number {
+    this.#settle();
     return this.#graph.size;
   }
 
@@ -26,6 +32,10 @@ export class GraphIndex implements GraphLeg {
   }
 
   addEdge(id: string, from: number, to: number, attributes: GraphEdgeAttributes): void {
+    this.#add(id, from, to, attributes);
+  }
+
+  #add(id: string, from: number, to: number, attributes: GraphEdgeAttributes): void {
     this.#nodes.add(from);
     this.#nodes.add(to);
     this.#graph.mergeNode(String(from));
@@ -38,16 +48,18 @@ export class GraphIndex implements GraphLeg {
   }
 
   clear(): void {
+    this.#source = null;
     this.#graph.clear();
     this.#nodes.clear();
   }
 
   /**
    * Breadth-first walk from several anchors at once, so each node gets its distance to the
-   * nearest anchor. At equal distance the heavier arrival edge wins, then the smaller node number,
-   * which keeps results deterministic.
+   * nearest anchor. At equal distance `arrivesBefore` picks the arrival, which keeps results
+   * deterministic.
    */
   walk(anchors: readonly number[], options: WalkOptions): Map<number, Reached> {
+    if (this.#source) return this.#around(this.#source, anchors, options.depth).walk(anchors, options);
     const reached = new Map<number, Reached>();
     const types = options.edgeTypes && options.edgeTypes.length > 0 ? new Set(options.edgeTypes) : null;
     let frontier: number[] = [];
@@ -66,7 +78,7 @@ export class GraphIndex implements GraphLeg {
           if (reached.has(neighbour)) return;
           if (options.traversable && !options.traversable(neighbour)) return;
           const prior = next.get(neighbour);
-          if (prior && (prior.weight > attrs.weight || (prior.weight === attrs.weight && prior.via[prior.via.length - 1]! <= from))) return;
+          if (prior && !arrivesBefore({ weight: attrs.weight, from, createdAt: attrs.createdAt, edge }, this.#arrival(prior))) return;
           next.set(neighbour, { no: neighbour, distance: d, weight: attrs.weight, via: [...origin.via, from], edges: [...origin.edges, edge] });
         });
       }
@@ -84,6 +96,7 @@ export class GraphIndex implements GraphLeg {
    * the votes that made them anchors.
    */
   search(anchors: readonly number[], options: WalkOptions & { accept?: Accept; k: number }): GraphHit[] {
+    if (this.#source) return this.#around(this.#source, anchors, options.depth).search(anchors, options);
     const best = new Map<number, GraphHit>();
     [...new Set(anchors)].forEach((anchor, anchorRank) => {
       for (const r of this.walk([anchor], options).values()) {
@@ -98,6 +111,7 @@ export class GraphIndex implements GraphLeg {
 
   /** Shortest path as node numbers (both ends included), or null when none within `maxDepth`. */
   path(from: number, to: number, options: Omit<WalkOptions, 'depth'> & { maxDepth?: number }): number[] | null {
+    this.#settle();
     if (!this.#nodes.has(from) || !this.#nodes.has(to)) return null;
     if (from === to) return [from];
     const found = this.walk([from], { ...options, depth: options.maxDepth ?? this.#nodes.size }).get(to);
@@ -106,6 +120,7 @@ export class GraphIndex implements GraphLeg {
 
   /** Memories with an edge of `type` pointing at `no` (e.g. what supersedes it). */
   sources(no: number, type: string): number[] {
+    if (this.#source) return this.#source.around([no]).filter((e) => e.to === no && e.type === type).map((e) => e.from);
     const key = String(no);
     if (!this.#graph.hasNode(key)) return [];
     const out: number[] = [];
@@ -113,6 +128,79 @@ export class GraphIndex implements GraphLeg {
       if (attrs.type === type) out.push(Number(source));
     });
     return out;
+  }
+
+  fill(source: EdgeSource, logger: Logger): void {
+    this.#source = source;
+    const started = now();
+    const slice = () => {
+      if (this.#source !== source) return;
+      try {
+        const until = now() + SLICE_MS;
+        while (this.#take(source)) if (now() >= until) return nextSlice(slice);
+      } catch (error) {
+        // The next read or change takes up the fill again, and a change that cannot fails then.
+        logger('warn', `graph leg: reading the edges in the background failed, reads keep asking the store: ${messageOf(error)}`);
+        return;
+      }
+      logger('debug', `graph leg: took ${this.#graph.size} edges in ${(now() - started).toFixed(0)} ms`, { edges: this.#graph.size });
+    };
+    nextSlice(slice);
+  }
+
+  stop(): void {
+    this.#source = null;
+  }
+
+  /** Takes the next edges of `source`; false, the fill over, once it has none left. */
+  #take(source: EdgeSource): boolean {
+    const edges = source.next();
+    for (const e of edges) {
+      // Added by a change already: its rowid is in the range the fill covers when another
+      // connection to the file deleted the last edge before this one was written.
+      if (!this.#graph.hasEdge(e.id)) this.#add(e.id, e.from, e.to, attributesOf(e));
+    }
+    if (edges.length === 0) this.#source = null;
+    return edges.length > 0;
+  }
+
+  /** Takes every edge a fill has not taken yet, before a read the edges around its start cannot answer. */
+  #settle(): void {
+    const source = this.#source;
+    if (source) while (this.#take(source));
+  }
+
+  /**
+   * While a fill runs: a graph of the edges within `depth` steps of `anchors` either way, read
+   * from the store. A walk from them reaches nothing more, so it answers exactly as the full graph.
+   */
+  #around(source: EdgeSource, anchors: readonly number[], depth: number): GraphIndex {
+    const local = new GraphIndex();
+    let frontier = [...new Set(anchors)].filter((no) => this.#nodes.has(no));
+    const seen = new Set(frontier);
+    const taken = new Set<string>();
+    for (const no of frontier) local.addNode(no);
+    for (let d = 0; d < depth && frontier.length > 0; d++) {
+      const next: number[] = [];
+      for (const e of source.around(frontier)) {
+        if (taken.has(e.id)) continue;
+        taken.add(e.id);
+        local.#add(e.id, e.from, e.to, attributesOf(e));
+        for (const end of [e.from, e.to]) {
+          if (seen.has(end)) continue;
+          seen.add(end);
+          next.push(end);
+        }
+      }
+      frontier = next;
+    }
+    return local;
+  }
+
+  /** How `reached` arrived, as `arrivesBefore` weighs it. */
+  #arrival(reached: Reached): ArrivalEdge {
+    const edge = reached.edges[reached.edges.length - 1]!;
+    return { weight: reached.weight, from: reached.via[reached.via.length - 1]!, createdAt: this.#graph.getEdgeAttribute(edge, 'createdAt'), edge };
   }
 
   #forEachStep(no: number, direction: Direction, visit: (edge: string, attrs: GraphEdgeAttributes, neighbour: number) => void): void {
@@ -125,4 +213,9 @@ export class GraphIndex implements GraphLeg {
       this.#graph.forEachInEdge(key, (edge, attrs, source) => visit(edge, attrs, Number(source)));
     }
   }
+}
+
+/** What the graph keeps of an edge beside its key and ends. */
+function attributesOf(e: GraphEdge): GraphEdgeAttributes {
+  return { type: e.type, weight: e.weight, createdAt: e.createdAt };
 }

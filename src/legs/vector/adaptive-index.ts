@@ -8,7 +8,7 @@ import { decodeQuantized } from './quantized-snapshot.js';
 import { HNSW_DEFAULTS, HnswVectorIndex, maxHnswVectors, type HnswParams } from './hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
 import { readBackLater } from './read-back.js';
-import { nextSlice, now, SLICE_MS } from './slices.js';
+import { nextSlice, now, SLICE_MS } from '../../util/slices.js';
 
 /**
  * When HNSW takes over (bench/ann/crossover.ts, all-MiniLM-L6-v2 vectors, Node 20, 2 cores; see

@@ -1,4 +1,4 @@
-/** Background index work (the HNSW build, the read-back of f32 copies) runs in time slices of this many ms, so writes and queries interleave with it. */
+/** Background index work (the HNSW build, the read-back of f32 copies, the graph fill) runs in time slices of this many ms, so writes and queries interleave with it. */
 export const SLICE_MS = 12;
 
 export function now(): number {
