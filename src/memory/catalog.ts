@@ -16,6 +16,20 @@ export interface CatalogEntry extends Temporal {
   speaker?: string | null;
 }
 
+/** The catalog's entry for a memory's row. */
+export function entryOf(row: Omit<MemoryRow, 'text'>): CatalogEntry {
+  return {
+    no: row.no,
+    id: row.id,
+    kind: row.kind,
+    domain: row.domain,
+    metadata: JSON.parse(row.metadata) as Metadata,
+    createdAt: Number(row.created_at),
+    validFrom: Number(row.valid_from),
+    validTo: row.valid_to === null ? null : Number(row.valid_to),
+  };
+}
+
 /**
  * Numbers past this many times the catalog's size (plus a floor) are too sparse for the
  * per-number columns below: a store whose row numbers ran far ahead of its size, or a catalog of
@@ -78,16 +92,11 @@ export class Catalog {
   }
 
   set(row: Omit<MemoryRow, 'text'>): CatalogEntry {
-    const entry: CatalogEntry = {
-      no: row.no,
-      id: row.id,
-      kind: row.kind,
-      domain: row.domain,
-      metadata: JSON.parse(row.metadata) as Metadata,
-      createdAt: Number(row.created_at),
-      validFrom: Number(row.valid_from),
-      validTo: row.valid_to === null ? null : Number(row.valid_to),
-    };
+    return this.add(entryOf(row));
+  }
+
+  /** Holds `entry` as it is (one read from the saved catalog, or made by `entryOf`). */
+  add(entry: CatalogEntry): CatalogEntry {
     this.#byNo.set(entry.no, entry);
     this.#byId.set(entry.id, entry.no);
     this.#sparse = false;

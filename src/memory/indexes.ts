@@ -5,7 +5,8 @@ import { storedEdges } from '../storage/edge-source.js';
 import { readVectorsByNo, type GraphEdgeRow } from '../storage/bulk-read.js';
 import type { MemoryRow, Repository } from '../storage/repository.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
-import { Catalog } from './catalog.js';
+import { Catalog, entryOf } from './catalog.js';
+import { CATALOG, encodeCatalog } from './saved-catalog.js';
 import { ENTITIES, LEXICAL, loadSaved, QUANTIZED, save, saveBytes, savedBytes, storeStamp } from './saved-lexical.js';
 import { readAll } from './read-store.js';
 import type { NeighbourAveraging } from './neighbour-averaging.js';
@@ -100,20 +101,21 @@ export class Indexes implements RecallParts {
     const entities = stamp && loadSaved(this.repository, ENTITIES, this.#legs, stamp, logger);
     if (lexical) this.lexical = lexical;
     if (entities) this.entities = entities;
+    const catalog = stamp && loadSaved(this.repository, CATALOG, this.#legs, stamp, logger);
     const texts = lexical && entities && !this.auto ? null : rows.texts();
-    for (const row of rows.catalog) {
-      const entry = this.catalog.set(row);
-      this.graph.addNode(row.no);
+    for (const entry of catalog || rows.catalog().map(entryOf)) {
+      const { no } = this.catalog.add(entry);
+      this.graph.addNode(no);
       if (!texts) continue;
-      const text = texts.get(row.no)!;
-      if (!lexical) this.lexical.add(row.no, text);
-      if (!entities) this.entities.add(row.no, text, sessionOf(entry.metadata));
-      this.auto?.register({ no: row.no, id: row.id, text, metadata: entry.metadata });
+      const text = texts.get(no)!;
+      if (!lexical) this.lexical.add(no, text);
+      if (!entities) this.entities.add(no, text, sessionOf(entry.metadata));
+      this.auto?.register({ no, id: entry.id, text, metadata: entry.metadata });
     }
     // The store's own edges come in the background on an open; a restore's must all be in first.
     if (source === this.repository && this.graph.fill) this.graph.fill(storedEdges(source.db), logger);
     else for (const edge of rows.edges()) this.addEdge(edge);
-    if (stamp && lexical && entities && (quantized || !this.vector?.saveQuantized)) this.#savedStamp = stamp.key;
+    if (stamp && lexical && entities && catalog && (quantized || !this.vector?.saveQuantized)) this.#savedStamp = stamp.key;
   }
 
   /** Hands the saved codes to a vector index that can answer from them without the vectors being read. */
@@ -139,6 +141,7 @@ export class Indexes implements RecallParts {
     if (stamp.key === this.#savedStamp) return false;
     save(this.repository, LEXICAL, stamp, this.lexical);
     save(this.repository, ENTITIES, stamp, this.entities);
+    saveBytes(this.repository, CATALOG.name, stamp, encodeCatalog(this.catalog.values()));
     const quantized = this.vector?.saveQuantized?.() ?? null;
     if (quantized) saveBytes(this.repository, QUANTIZED, stamp, quantized);
     this.#savedStamp = stamp.key;

@@ -2,6 +2,7 @@ import { HybridMindError, invalid } from '../errors.js';
 import { randomId } from '../ids.js';
 import { statusAt } from '../legs/time/temporal.js';
 import type { EdgeRow, MemoryRow, NewMemory } from '../storage/repository.js';
+import { entryOf } from './catalog.js';
 import type { Edge, MemoryInput, MemoryPatch, MemoryRecord, Metadata, Readiness } from '../types.js';
 import {
   checkId,
@@ -77,17 +78,8 @@ export function applyPatch(method: string, row: MemoryRow, patch: unknown, dim: 
 }
 
 export function toRecord(row: MemoryRow, reference: number, readiness: Readiness): MemoryRecord {
-  const t = { createdAt: Number(row.created_at), validFrom: Number(row.valid_from), validTo: row.valid_to === null ? null : Number(row.valid_to) };
-  return {
-    id: row.id,
-    text: row.text,
-    kind: row.kind,
-    domain: row.domain,
-    metadata: JSON.parse(row.metadata) as Metadata,
-    ...t,
-    status: statusAt(t, reference),
-    readiness,
-  };
+  const { id, kind, domain, metadata, createdAt, validFrom, validTo } = entryOf(row);
+  return { id, text: row.text, kind, domain, metadata, createdAt, validFrom, validTo, status: statusAt({ createdAt, validFrom, validTo }, reference), readiness };
 }
 
 export function toEdge(row: EdgeRow, idOf: (no: number) => string): Edge {

@@ -47,7 +47,7 @@ describe('saving the derived indexes when writes go quiet', () => {
     await until(() => log.messages.includes(SAVED));
     const stamps = () => driver.all<{ name: string; stamp: string }>("SELECT name, stamp FROM derived_index WHERE name NOT LIKE '%#%' ORDER BY name");
     const first = stamps();
-    expect(first.map((r) => r.name)).toEqual(['entities', 'lexical', 'quantized']);
+    expect(first.map((r) => r.name)).toEqual(['catalog', 'entities', 'lexical', 'quantized']);
 
     await mem.storeMany(items.slice(40));
     await until(() => log.messages.filter((m) => m === SAVED).length === 2);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteWasmDriver, type HybridMemory, type Logger, type RecallMode } from '../../src/index.js';
+import { encodeCatalog } from '../../src/memory/saved-catalog.js';
 import { openMemory, recorder } from '../support/memory.js';
 
 /**
@@ -115,6 +116,34 @@ describe('saved indexes at open', () => {
       expect(log.messages, damage).not.toContain(LOADED);
       expect(log.messages.some((m) => m.startsWith('the saved entity index')), damage).toBe(true);
       expect(await answers(mem), damage).toEqual(expected);
+    }
+  });
+
+  it('reads the catalog saved beside them, and the rows when it is damaged, short or stale', async () => {
+    const bytes = await savedStore();
+    const expected = await answers(await rebuilt(bytes));
+    const log = recorder();
+    expect(await answers(await open(await SqliteWasmDriver.open({ bytes }), log.logger))).toEqual(expected);
+    expect(log.messages).toContain('loaded the saved catalog');
+    const one = encodeCatalog([{ no: 1, id: 'adr7', kind: null, domain: null, metadata: {}, createdAt: 1, validFrom: 1, validTo: null }]);
+    const damages = [
+      "UPDATE derived_index SET bytes = substr(bytes, 1, length(bytes) - 3) WHERE name = 'catalog'",
+      "UPDATE derived_index SET bytes = x'00686d6361740a0002000000' WHERE name = 'catalog'",
+      `UPDATE derived_index SET bytes = x'${Buffer.from(one).toString('hex')}' WHERE name = 'catalog'`,
+      "UPDATE derived_index SET stamp = 'g0 m1:1' WHERE name = 'catalog'",
+    ];
+    for (const damage of damages) {
+      const driver = await SqliteWasmDriver.open({ bytes });
+      driver.exec(damage);
+      const warned = recorder();
+      const mem = await open(driver, warned.logger);
+      expect(warned.messages, damage).not.toContain('loaded the saved catalog');
+      expect(warned.messages.some((m) => /^the saved catalog (could not be read|does not cover every memory|is from another store generation)/.test(m)), damage).toBe(true);
+      expect(await answers(mem), damage).toEqual(expected);
+      // The next save writes it whole again.
+      const again = recorder();
+      await open(await SqliteWasmDriver.open({ bytes: await mem.exportDatabase() }), again.logger);
+      expect(again.messages, damage).toContain('loaded the saved catalog');
     }
   });
 
