@@ -139,7 +139,7 @@ export class GraphIndex implements GraphLeg {
         const until = now() + SLICE_MS;
         while (this.#take(source)) if (now() >= until) return nextSlice(slice);
       } catch (error) {
-        // The next read or change takes up the fill again, and a change that cannot fails then.
+        // Walks keep reading the store around their anchors; `path` and `size` take up the fill again.
         logger('warn', `graph leg: reading the edges in the background failed, reads keep asking the store: ${messageOf(error)}`);
         return;
       }
@@ -156,8 +156,8 @@ export class GraphIndex implements GraphLeg {
   #take(source: EdgeSource): boolean {
     const edges = source.next();
     for (const e of edges) {
-      // Added by a change already: its rowid is in the range the fill covers when another
-      // connection to the file deleted the last edge before this one was written.
+      // Added by a change already: a new edge's rowid is in the range the fill covers when the
+      // last edge was deleted before it was written.
       if (!this.#graph.hasEdge(e.id)) this.#add(e.id, e.from, e.to, attributesOf(e));
     }
     if (edges.length === 0) this.#source = null;

@@ -12,8 +12,8 @@
  * `discard`). A stored copy was the texts' size again in memory and in every saved index (14 MB
  * of 100k memories' text, ~25 MiB of heap).
  *
- * A loaded index answers from its saved arrays in place (`frozen-postings.ts`) and builds
- * minisearch's maps only at its first add or remove: a store opened to be read never builds them.
+ * A loaded index answers from its saved arrays in place (`frozen-postings.ts`) while it fills
+ * minisearch's maps from them in the background; a change before that is done finishes it first.
  */
 import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { HybridMindError, invalid, messageOf, show } from '../../errors.js';
@@ -23,7 +23,8 @@ import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
 import { heapPush } from '../../util/top-heap.js';
 import { encodeFlat, isBinary, readHeader, readState, type BinaryHeader } from './flat-binary.js';
 import { FrozenPostings } from './frozen-postings.js';
-import { flatState, fromFlatState, indexedWith, removeWithoutText, type FlatState } from './minisearch-state.js';
+import { flatState, flatStateBuilder, fromFlatState, indexedWith, removeWithoutText, type FlatState } from './minisearch-state.js';
+import { nextSlice, now, SLICE_MS } from '../../util/slices.js';
 import { DocTable, minisearchSource } from './term-scores.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
 
@@ -68,6 +69,8 @@ export class Bm25Index implements LexicalIndex {
   /** minisearch's index; null while a loaded state, read in place (`#frozen`), stands for it. */
   #search: MiniSearch<Doc> | null;
   #frozen: FrozenPostings | null = null;
+  /** Filling minisearch's maps from `#frozen` in the background, after a load. */
+  #building: ReturnType<typeof flatStateBuilder> | null = null;
   /** Kept in step with the postings by every method that changes them. */
   #docs = new DocTable();
 
@@ -128,14 +131,39 @@ export class Bm25Index implements LexicalIndex {
     return this.#search ? this.#search.has(no) : this.#frozen!.has(no);
   }
 
-  /** minisearch's index, built from the loaded state at the first change after a load. */
+  /** minisearch's index: what a change needs, so a change in the first moments after a load finishes filling it at once. */
   #live(): MiniSearch<Doc> {
     if (this.#search === null) {
-      const frozen = this.#frozen!;
-      this.#search = fromFlatState(frozen.state, this.#miniSearchOptions(), frozen.checked);
-      this.#frozen = null;
+      const building = this.#building ?? flatStateBuilder(this.#frozen!.state, this.#miniSearchOptions(), this.#frozen!.checked);
+      building.step(Infinity);
+      this.#swapIn(building.search);
     }
-    return this.#search;
+    return this.#search!;
+  }
+
+  #swapIn(search: MiniSearch<Doc>): void {
+    this.#search = search;
+    this.#frozen = null;
+    this.#building = null;
+  }
+
+  /**
+   * Fills minisearch's maps from the loaded state in time slices (~0.1 s of work at 100k
+   * memories), answering from the state meanwhile, so the first change after an open does not
+   * wait for all of it.
+   */
+  #buildLater(): void {
+    const frozen = this.#frozen!;
+    const started = now();
+    const building = flatStateBuilder(frozen.state, this.#miniSearchOptions(), frozen.checked);
+    this.#building = building;
+    const slice = () => {
+      if (this.#building !== building) return;
+      if (building.step(now() + SLICE_MS)) return nextSlice(slice);
+      this.#swapIn(building.search);
+      this.#logger('debug', `lexical index: filled minisearch's maps in ${(now() - started).toFixed(0)} ms`, { memories: building.search.documentCount });
+    };
+    nextSlice(slice);
   }
 
   /**
@@ -183,8 +211,7 @@ export class Bm25Index implements LexicalIndex {
   }
 
   clear(): void {
-    this.#search = new MiniSearch<Doc>(this.#miniSearchOptions());
-    this.#frozen = null;
+    this.#swapIn(new MiniSearch<Doc>(this.#miniSearchOptions()));
     this.#docs = new DocTable();
   }
 
@@ -252,6 +279,7 @@ export class Bm25Index implements LexicalIndex {
       index.#search = frozen ? null : fromFlatState(flat, index.#miniSearchOptions());
       index.#frozen = frozen;
       index.#docs = DocTable.fromDocs(flat.docs);
+      if (frozen) index.#buildLater();
     } catch (cause) {
       throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
     }

@@ -11,6 +11,7 @@
  * every term. Lengths count UTF-16 units of the decoded text. Nothing here is trusted: every size
  * is checked against the bytes before it is read, and `fromFlatState` checks what the numbers mean.
  */
+import { readLE, writeLE } from '../../util/endian.js';
 import type { FlatState } from './minisearch-state.js';
 
 /** A leading NUL: no JSON text (versions 1 and 2) starts with one. */
@@ -37,9 +38,12 @@ export function encodeFlat(header: Record<string, unknown>, state: Omit<FlatStat
   view.setUint32(at, head.length, true);
   out.set(head, (at += 4));
   at += head.length;
-  for (let i = 0; i < state.docs.length; i++, at += 8) view.setFloat64(at, state.docs[i]!, true);
-  for (const t of state.terms) at = putU32(view, at, t.length);
-  for (let i = 0; i < state.postings.length; i++) at = putU32(view, at, state.postings[i]!);
+  writeLE(out, at, Float64Array.from(state.docs));
+  at += 8 * state.docs.length;
+  writeLE(out, at, Uint32Array.from(state.terms, (t) => t.length));
+  at += 4 * state.terms.length;
+  writeLE(out, at, state.postings instanceof Uint32Array ? state.postings : Uint32Array.from(state.postings));
+  at += 4 * state.postings.length;
   at = putU32(view, at, terms.length);
   out.set(terms, at);
   return out;
@@ -70,10 +74,11 @@ export function readState(bytes: Uint8Array, header: BinaryHeader, body: number,
   let at = body;
   if (at + 8 * 3 * n + 4 * (textCount + termCount + postingCount) > bytes.length) throw new Error('the number sections run past the end');
   const docs = new Float64Array(3 * n);
-  for (let i = 0; i < docs.length; i++, at += 8) docs[i] = view.getFloat64(at, true);
-  const textLengths = u32s(view, at, textCount);
-  const termLengths = u32s(view, (at += 4 * textCount), termCount);
-  const postings = u32s(view, (at += 4 * termCount), postingCount);
+  readLE(bytes, at, docs);
+  at += 8 * docs.length;
+  const textLengths = u32s(bytes, at, textCount);
+  const termLengths = u32s(bytes, (at += 4 * textCount), termCount);
+  const postings = u32s(bytes, (at += 4 * termCount), postingCount);
   at += 4 * postingCount;
   const texts = withTexts ? strings(view, bytes, at, textLengths, 'texts') : null;
   const terms = strings(view, bytes, texts?.end ?? at, termLengths, 'terms');
@@ -86,9 +91,9 @@ function putU32(view: DataView, at: number, value: number): number {
   return at + 4;
 }
 
-function u32s(view: DataView, at: number, count: number): Uint32Array {
+function u32s(bytes: Uint8Array, at: number, count: number): Uint32Array {
   const out = new Uint32Array(count);
-  for (let i = 0; i < count; i++) out[i] = view.getUint32(at + 4 * i, true);
+  readLE(bytes, at, out);
   return out;
 }
 

@@ -1,8 +1,8 @@
 /**
- * A loaded lexical index before its first change: the saved flat arrays, read in place. Building
- * minisearch's maps from them (1.2M postings in ~40k maps at 100k memories) was most of loading
- * the index and a quarter of a store's cold open, and the maps are several times the arrays' heap.
- * A store that is only read never needs them; `Bm25Index` builds them at its first add or remove.
+ * A loaded lexical index until minisearch's maps are filled: the saved flat arrays, read in place.
+ * Filling the maps (1.2M postings in ~40k maps at 100k memories) was most of loading the index
+ * and a quarter of a store's cold open; `Bm25Index` now does it in the background after the load,
+ * and queries meanwhile are answered from here.
  */
 import { checkFlatState, type CheckedState, type FlatState } from './minisearch-state.js';
 import type { FlatList, TermSource } from './term-scores.js';

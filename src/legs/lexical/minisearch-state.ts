@@ -7,6 +7,7 @@
  * an upgrade that changes these internals fails there.
  */
 import MiniSearch, { type Options } from 'minisearch';
+import { now } from '../../util/slices.js';
 
 /** The parts of minisearch's state an index is made of (private fields in its typings). */
 interface Internals {
@@ -116,6 +117,17 @@ export function checkFlatState(state: FlatState): CheckedState {
 
 /** A minisearch index from `state`, checked by `checkFlatState` (which runs here unless its result is given); throws as that does. */
 export function fromFlatState(state: FlatState, options: Options<{ no: number; text: string }>, checked: CheckedState = checkFlatState(state)): MiniSearch<{ no: number; text: string }> {
+  const builder = flatStateBuilder(state, options, checked);
+  builder.step(Infinity);
+  return builder.search;
+}
+
+/**
+ * Fills minisearch's maps from a checked state a part at a time: `search` holds every document
+ * from the start, and each `step` adds terms until the clock reaches `until` (at least one),
+ * returning whether any are left. `search` is whole once a step returns false.
+ */
+export function flatStateBuilder(state: FlatState, options: Options<{ no: number; text: string }>, checked: CheckedState): { search: MiniSearch<{ no: number; text: string }>; step(until: number): boolean } {
   const { docs, postings } = state;
   const search = new MiniSearch(options);
   const m = search as unknown as Internals;
@@ -128,12 +140,20 @@ export function fromFlatState(state: FlatState, options: Options<{ no: number; t
     m._idToShortId.set(docs[i + 1]!, docs[i]!);
     m._fieldLength.set(docs[i]!, [docs[i + 2]!]);
   }
-  for (const [term, offset] of checked.offsets) {
-    const freqs = new Map<number, number>();
-    for (let at = offset + 1, end = at + 2 * postings[offset]!; at < end; at += 2) freqs.set(postings[at]!, postings[at + 1]!);
-    m._index.set(term, new Map([[FIELD, freqs]]));
-  }
-  return search;
+  const terms = checked.offsets.entries();
+  const step = (until: number): boolean => {
+    for (let n = 0; ; n++) {
+      // The clock is read every 256 terms: a term is a few postings, far less than a read of it.
+      if (n % 256 === 255 && now() >= until) return true;
+      const next = terms.next();
+      if (next.done) return false;
+      const [term, offset] = next.value;
+      const freqs = new Map<number, number>();
+      for (let at = offset + 1, end = at + 2 * postings[offset]!; at < end; at += 2) freqs.set(postings[at]!, postings[at + 1]!);
+      m._index.set(term, new Map([[FIELD, freqs]]));
+    }
+  };
+  return { search, step };
 }
 
 function isIndex(value: unknown, max: number): value is number {
