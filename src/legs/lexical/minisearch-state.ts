@@ -124,8 +124,9 @@ export function fromFlatState(state: FlatState, options: Options<{ no: number; t
 
 /**
  * Fills minisearch's maps from a checked state a part at a time: `search` holds every document
- * from the start, and each `step` adds terms until the clock reaches `until` (at least one),
- * returning whether any are left. `search` is whole once a step returns false.
+ * from the start, and each `step` adds terms until the clock reaches `until` (at least 255 of
+ * them, or all that are left), returning whether any are left. `search` is whole once a step
+ * returns false.
  */
 export function flatStateBuilder(state: FlatState, options: Options<{ no: number; text: string }>, checked: CheckedState): { search: MiniSearch<{ no: number; text: string }>; step(until: number): boolean } {
   const { docs, postings } = state;
@@ -143,7 +144,7 @@ export function flatStateBuilder(state: FlatState, options: Options<{ no: number
   const terms = checked.offsets.entries();
   const step = (until: number): boolean => {
     for (let n = 0; ; n++) {
-      // The clock is read every 256 terms: a term is a few postings, far less than a read of it.
+      // The clock is read every 256 terms: one term's few postings cost less than reading it.
       if (n % 256 === 255 && now() >= until) return true;
       const next = terms.next();
       if (next.done) return false;
