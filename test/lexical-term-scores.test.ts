@@ -2,7 +2,7 @@ import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
 import { FrozenPostings } from '../src/legs/lexical/frozen-postings.js';
-import { flatState } from '../src/legs/lexical/minisearch-state.js';
+import { checkFlatState, flatState } from '../src/legs/lexical/minisearch-state.js';
 import { DocTable, minisearchSource, type TermSource } from '../src/legs/lexical/term-scores.js';
 import { isCompound, queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
 import { rng } from './support/random.js';
@@ -26,7 +26,7 @@ describe('DocTable scores', () => {
     const table = DocTable.of(mini, 'text');
     // The same postings read in place from the flat state a save writes, as a loaded index reads them.
     const flat = flatState(mini);
-    const frozen = FrozenPostings.of(flat)!;
+    const frozen = FrozenPostings.of(flat, checkFlatState(flat))!;
     const frozenTable = DocTable.fromDocs(flat.docs);
     /** One term's scores by memory number, through `sum` (the sum of one term is its score). */
     const scoresOf = (term: string, boost: number, source: TermSource = minisearchSource(mini, 'text'), docs = table): Map<number, number> => {

@@ -1,4 +1,4 @@
-import { readCatalogRows, readGraphEdges, readTexts, readVectors, type CatalogRow, type GraphEdgeRow } from '../storage/bulk-read.js';
+import { fallback, readCatalogRows, readGraphEdges, readTexts, readVectors, type CatalogRow, type GraphEdgeRow } from '../storage/bulk-read.js';
 import type { MemoryRow, Repository } from '../storage/repository.js';
 
 export type PackedAdd = (nos: ArrayLike<number>, vectors: Float32Array) => void;
@@ -36,12 +36,4 @@ export function readAll(repo: Repository): StoreRows {
 
 function rowByRow(repo: Repository, add: PackedAdd): void {
   for (const { no, vector } of repo.allVectors()) add([no], vector);
-}
-
-function fallback<T>(fast: () => T, slow: () => T): T {
-  try {
-    return fast();
-  } catch {
-    return slow();
-  }
 }

@@ -21,6 +21,15 @@ const VECTOR_BYTES_PER_CHUNK = 1 << 20;
 /** The smallest rowid SQLite allows (-2^63, exact as a double): chunks start at a bound so SQLite seeks to it. */
 export const FIRST_NO = -(2 ** 63);
 
+/** What `fast` returns, or `slow`'s when it throws: a bulk read, then the row-by-row read of the same rows. */
+export function fallback<T>(fast: () => T, slow: () => T): T {
+  try {
+    return fast();
+  } catch {
+    return slow();
+  }
+}
+
 /** Rows of `columns` from `table` in `no` order, as arrays in column order. */
 function jsonRows(db: SqlDriver, table: string, columns: string): unknown[][] {
   const out: unknown[][] = [];

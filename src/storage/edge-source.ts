@@ -1,5 +1,5 @@
 import type { EdgeSource, GraphEdge } from '../legs/types.js';
-import { FIRST_NO, jsonChunk } from './bulk-read.js';
+import { fallback, FIRST_NO, jsonChunk } from './bulk-read.js';
 import type { SqlDriver, SqlRow } from './driver.js';
 
 /** Edges per chunk of a fill: taking one is a few ms, well inside a background slice. */
@@ -19,9 +19,9 @@ export function storedEdges(db: SqlDriver): EdgeSource {
   return {
     next() {
       if (done) return [];
-      const rows = readRows(
+      const rows = fallback(
         () => jsonChunk(db, 'edges', COLUMNS, from, FILL_CHUNK, Number(last)).rows,
-        () => db.all(`SELECT ${COLUMNS} FROM edges WHERE no >= ? AND no <= ? ORDER BY no LIMIT ?`, [from, Number(last), FILL_CHUNK]),
+        () => valuesOf(db.all(`SELECT ${COLUMNS} FROM edges WHERE no >= ? AND no <= ? ORDER BY no LIMIT ?`, [from, Number(last), FILL_CHUNK])),
       );
       if (rows.length < FILL_CHUNK) done = true;
       else from = Number(rows[rows.length - 1]![0]) + 1;
@@ -32,21 +32,17 @@ export function storedEdges(db: SqlDriver): EdgeSource {
       const list = JSON.stringify(nos);
       // One index each for either end; in `no` order, the order a full fill adds them in.
       const select = `SELECT ${COLUMNS} FROM edges WHERE src IN (SELECT value FROM json_each(?)) UNION SELECT ${COLUMNS} FROM edges WHERE dst IN (SELECT value FROM json_each(?)) ORDER BY no`;
-      const rows = readRows(
+      const rows = fallback(
         () => JSON.parse(db.all<{ rows: string }>(`SELECT json_group_array(json_array(${COLUMNS})) AS rows FROM (${select})`, [list, list])[0]!.rows) as unknown[][],
-        () => db.all(select, [list, list]),
+        () => valuesOf(db.all(select, [list, list])),
       );
       return rows.map(edgeOf);
     },
   };
 }
 
-function readRows(json: () => unknown[][], plain: () => SqlRow[]): unknown[][] {
-  try {
-    return json();
-  } catch {
-    return plain().map((row) => Object.values(row));
-  }
+function valuesOf(rows: SqlRow[]): unknown[][] {
+  return rows.map((row) => Object.values(row));
 }
 
 function edgeOf(r: unknown[]): GraphEdge {

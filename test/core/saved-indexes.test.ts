@@ -67,6 +67,19 @@ async function rebuilt(bytes: Uint8Array): Promise<HybridMemory> {
   return mem;
 }
 
+/** A store of `items`, each related to the one before, and that store reopened from its exported bytes, with what the reopen logged. */
+async function reopenedChain(items: Array<{ id: string; text: string; embedding: Float32Array }>, type: string): Promise<{ mem: HybridMemory; reopened: HybridMemory; log: ReturnType<typeof recorder> }> {
+  const mem = await openMemory({ embedder: null });
+  stores.push(mem);
+  await mem.storeMany(items);
+  await mem.relateMany(items.slice(1).map((m, i) => ({ from: m.id, to: items[i]!.id, type })));
+  const bytes = await mem.exportDatabase();
+  const log = recorder();
+  const reopened = await openMemory({ storage: await SqliteWasmDriver.open({ bytes }), embedder: null, logger: log.logger });
+  stores.push(reopened);
+  return { mem, reopened, log };
+}
+
 describe('saved indexes at open', () => {
   it('a store opened from its saved indexes answers exactly as the same store rebuilt from its rows', async () => {
     const bytes = await savedStore();
@@ -225,14 +238,7 @@ describe('batched writes and bulk reads', () => {
   it('a batch larger than one statement\'s budget is written in several and reads back whole', async () => {
     // ~1.6 MB of text and 1.2 MB of vectors: several chunks each way, in one transaction.
     const big = Array.from({ length: 800 }, (_, i) => ({ id: `big${i}`, text: `Entry ${i} ${'lorem ipsum dolor '.repeat(110)} TKT-${i}`, embedding: Float32Array.from({ length: 384 }, (_, j) => Math.sin(i + j)) }));
-    const mem = await openMemory({ embedder: null });
-    stores.push(mem);
-    await mem.storeMany(big);
-    await mem.relateMany(big.slice(1).map((m, i) => ({ from: m.id, to: big[i]!.id, type: 'FOLLOWS' })));
-    const bytes = await mem.exportDatabase();
-    const log = recorder();
-    const reopened = await openMemory({ storage: await SqliteWasmDriver.open({ bytes }), embedder: null, logger: log.logger });
-    stores.push(reopened);
+    const { mem, reopened, log } = await reopenedChain(big, 'FOLLOWS');
     expect(log.messages).toContain(LOADED);
     const stats = await reopened.stats();
     expect([stats.memories, stats.edges, stats.readiness.semantic]).toEqual([800, 799, 800]);
@@ -244,14 +250,7 @@ describe('batched writes and bulk reads', () => {
 
   it('answers from the store\'s edges while the graph takes them in the background, and keeps writes made meanwhile', async () => {
     const chain = Array.from({ length: 60 }, (_, i) => ({ id: `step${i}`, text: `Step ${i} of the migration plan MIG-${i}`, embedding: Float32Array.from({ length: 16 }, (_, j) => Math.cos(i * 0.3 + j)) }));
-    const mem = await openMemory({ embedder: null });
-    stores.push(mem);
-    await mem.storeMany(chain);
-    await mem.relateMany(chain.slice(1).map((m, i) => ({ from: m.id, to: chain[i]!.id, type: 'DEPENDS_ON' })));
-    const bytes = await mem.exportDatabase();
-    const log = recorder();
-    const reopened = await openMemory({ storage: await SqliteWasmDriver.open({ bytes }), embedder: null, logger: log.logger });
-    stores.push(reopened);
+    const { mem, reopened, log } = await reopenedChain(chain, 'DEPENDS_ON');
     const took = (messages: string[]) => messages.filter((m) => m.startsWith('graph leg: took'));
     // Nothing above waited for a timer, so no slice of the fill has run: these are answered from the store.
     const asks = ['MIG-30', 'MIG-59', 'migration plan'].map((q) => [q, { mode: 'graph' as const, depth: 3, k: 40, explain: true, queryEmbedding: chain[30]!.embedding }] as const);

@@ -32,10 +32,6 @@ export class GraphIndex implements GraphLeg {
   }
 
   addEdge(id: string, from: number, to: number, attributes: GraphEdgeAttributes): void {
-    this.#add(id, from, to, attributes);
-  }
-
-  #add(id: string, from: number, to: number, attributes: GraphEdgeAttributes): void {
     this.#nodes.add(from);
     this.#nodes.add(to);
     this.#graph.mergeNode(String(from));
@@ -158,7 +154,7 @@ export class GraphIndex implements GraphLeg {
     for (const e of edges) {
       // Added by a change already: a new edge's rowid is in the range the fill covers when the
       // last edge was deleted before it was written.
-      if (!this.#graph.hasEdge(e.id)) this.#add(e.id, e.from, e.to, attributesOf(e));
+      if (!this.#graph.hasEdge(e.id)) this.addEdge(e.id, e.from, e.to, attributesOf(e));
     }
     if (edges.length === 0) this.#source = null;
     return edges.length > 0;
@@ -185,7 +181,7 @@ export class GraphIndex implements GraphLeg {
       for (const e of source.around(frontier)) {
         if (taken.has(e.id)) continue;
         taken.add(e.id);
-        local.#add(e.id, e.from, e.to, attributesOf(e));
+        local.addEdge(e.id, e.from, e.to, attributesOf(e));
         for (const end of [e.from, e.to]) {
           if (seen.has(end)) continue;
           seen.add(end);

@@ -23,7 +23,7 @@ import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
 import { heapPush } from '../../util/top-heap.js';
 import { encodeFlat, isBinary, readHeader, readState, type BinaryHeader } from './flat-binary.js';
 import { FrozenPostings } from './frozen-postings.js';
-import { flatState, flatStateBuilder, fromFlatState, indexedWith, removeWithoutText, type FlatState } from './minisearch-state.js';
+import { checkFlatState, flatState, flatStateBuilder, fromFlatState, indexedWith, removeWithoutText, type FlatState } from './minisearch-state.js';
 import { nextSlice, now, SLICE_MS } from '../../util/slices.js';
 import { DocTable, minisearchSource } from './term-scores.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
@@ -275,8 +275,9 @@ export class Bm25Index implements LexicalIndex {
         flat.texts!.forEach((text, i) => index.add(flat.docs[3 * i + 1]!, text));
         return index;
       }
-      const frozen = FrozenPostings.of(flat);
-      index.#search = frozen ? null : fromFlatState(flat, index.#miniSearchOptions());
+      const checked = checkFlatState(flat);
+      const frozen = FrozenPostings.of(flat, checked);
+      index.#search = frozen ? null : fromFlatState(flat, index.#miniSearchOptions(), checked);
       index.#frozen = frozen;
       index.#docs = DocTable.fromDocs(flat.docs);
       if (frozen) index.#buildLater();

@@ -4,7 +4,7 @@
  * and a quarter of a store's cold open; `Bm25Index` now does it in the background after the load,
  * and queries meanwhile are answered from here.
  */
-import { checkFlatState, type CheckedState, type FlatState } from './minisearch-state.js';
+import type { CheckedState, FlatState } from './minisearch-state.js';
 import type { FlatList, TermSource } from './term-scores.js';
 
 /** One term's postings in a flat state, looked up by halving. */
@@ -39,12 +39,11 @@ export class FrozenPostings implements TermSource {
   }
 
   /**
-   * The state read in place, once `checkFlatState` accepts it (it throws as that does); null when
-   * a term's postings are out of short id order, which minisearch never writes but which a
-   * lookup by halving could not read. Texts a version-3 save carried are checked, then dropped.
+   * The state read in place, given what `checkFlatState` found in it; null when a term's postings
+   * are out of short id order, which minisearch never writes but which a lookup by halving could
+   * not read. Texts a version-3 save carried were checked there, and are dropped.
    */
-  static of(state: FlatState): FrozenPostings | null {
-    const checked = checkFlatState(state);
+  static of(state: FlatState, checked: CheckedState): FrozenPostings | null {
     const { texts: _texts, ...kept } = state;
     return checked.sorted ? new FrozenPostings(kept, checked) : null;
   }
