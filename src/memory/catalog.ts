@@ -1,34 +1,8 @@
-import type { Metadata } from '../types.js';
-import { recordedBy, statusAt, type Temporal } from '../legs/time/temporal.js';
+import { recordedBy, statusAt } from '../legs/time/temporal.js';
 import type { MemoryRow } from '../storage/repository.js';
-
-/** What filters and the time leg need about a memory, kept in memory; the text stays in SQLite. */
-export interface CatalogEntry extends Temporal {
-  no: number;
-  id: string;
-  kind: string | null;
-  domain: string | null;
-  metadata: Metadata;
-  /**
-   * Who said it (see speakers.ts), read from the text's opening by the first recall that needs
-   * it; undefined until then. A changed memory gets a new entry, so this never outlives its text.
-   */
-  speaker?: string | null;
-}
-
-/** The catalog's entry for a memory's row. */
-export function entryOf(row: Omit<MemoryRow, 'text'>): CatalogEntry {
-  return {
-    no: row.no,
-    id: row.id,
-    kind: row.kind,
-    domain: row.domain,
-    metadata: JSON.parse(row.metadata) as Metadata,
-    createdAt: Number(row.created_at),
-    validFrom: Number(row.valid_from),
-    validTo: row.valid_to === null ? null : Number(row.valid_to),
-  };
-}
+import { CatalogBase } from './catalog-base.js';
+import { entryOf, type CatalogEntry } from './catalog-entry.js';
+import type { SavedCatalog } from './saved-catalog.js';
 
 /**
  * Numbers past this many times the catalog's size (plus a floor) are too sparse for the
@@ -71,24 +45,39 @@ class ValidityColumns {
   }
 
   put(e: CatalogEntry): void {
-    this.live[e.no] = 1;
-    this.createdAt[e.no] = e.createdAt;
-    this.validFrom[e.no] = e.validFrom;
-    this.validTo[e.no] = e.validTo ?? Infinity;
+    this.putValidity(e.no, e.createdAt, e.validFrom, e.validTo ?? Infinity);
+  }
+
+  putValidity(no: number, createdAt: number, validFrom: number, validTo: number): void {
+    this.live[no] = 1;
+    this.createdAt[no] = createdAt;
+    this.validFrom[no] = validFrom;
+    this.validTo[no] = validTo;
   }
 }
 
-/** The id ↔ number map plus the per-memory fields that recall filters on without a query. */
+/**
+ * The id ↔ number map plus the per-memory fields that recall filters on without a query. After
+ * an open that loaded the saved catalog, the memories it held are answered from it (`#base`);
+ * the maps hold what was added or changed since.
+ */
 export class Catalog {
   readonly #byNo = new Map<number, CatalogEntry>();
   readonly #byId = new Map<string, number>();
+  #base: CatalogBase | null = null;
   /** Built by the first `acceptor` call, then kept in step; null while numbers are too sparse for it. */
   #columns: ValidityColumns | null = null;
   /** The numbers were found too sparse for columns, and nothing changed since: recalls need not look again. */
   #sparse = false;
 
   get size(): number {
-    return this.#byNo.size;
+    return this.#byNo.size + (this.#base?.size ?? 0);
+  }
+
+  /** Starts over from a saved catalog, read in place. */
+  adopt(saved: SavedCatalog): void {
+    this.clear();
+    this.#base = new CatalogBase(saved, (maxNo) => maxNo < Math.max(DENSE_FLOOR, SPARSE_FACTOR * saved.count));
   }
 
   set(row: Omit<MemoryRow, 'text'>): CatalogEntry {
@@ -97,6 +86,9 @@ export class Catalog {
 
   /** Holds `entry` as it is (one read from the saved catalog, or made by `entryOf`). */
   add(entry: CatalogEntry): CatalogEntry {
+    this.#base?.drop(entry.no);
+    const before = this.#byNo.get(entry.no);
+    if (before && this.#byId.get(before.id) === entry.no) this.#byId.delete(before.id);
     this.#byNo.set(entry.no, entry);
     this.#byId.set(entry.id, entry.no);
     this.#sparse = false;
@@ -106,9 +98,10 @@ export class Catalog {
 
   delete(no: number): void {
     const entry = this.#byNo.get(no);
-    if (!entry) return;
-    this.#byNo.delete(no);
-    this.#byId.delete(entry.id);
+    if (entry) {
+      this.#byNo.delete(no);
+      this.#byId.delete(entry.id);
+    } else if (!this.#base?.drop(no)) return;
     this.#sparse = false;
     if (this.#columns && no < this.#columns.capacity) this.#columns.live[no] = 0;
   }
@@ -122,7 +115,7 @@ export class Catalog {
     const c = this.#columnsIfDense();
     if (c === null) {
       return (no) => {
-        const e = this.#byNo.get(no);
+        const e = this.get(no);
         return e !== undefined && (!asOf || recordedBy(e, reference)) && (includeHistorical || statusAt(e, reference) === 'current');
       };
     }
@@ -134,7 +127,7 @@ export class Catalog {
 
   /** Numbers below this are dense enough for the columns. */
   #limit(): number {
-    return Math.max(DENSE_FLOOR, SPARSE_FACTOR * this.#byNo.size);
+    return Math.max(DENSE_FLOOR, SPARSE_FACTOR * this.size);
   }
 
   /** Whether the columns can hold `no`: an index into them, below the limit. */
@@ -144,7 +137,12 @@ export class Catalog {
 
   #columnsIfDense(): ValidityColumns | null {
     if (this.#columns || this.#sparse) return this.#columns;
-    let last = 0;
+    const base = this.#base;
+    if (base && base.maxNo >= 0 && !this.#fits(base.maxNo)) {
+      this.#sparse = true;
+      return null;
+    }
+    let last = Math.max(0, base?.maxNo ?? 0);
     for (const no of this.#byNo.keys()) {
       if (!this.#fits(no)) {
         this.#sparse = true;
@@ -153,6 +151,7 @@ export class Catalog {
       if (no > last) last = no;
     }
     const columns = new ValidityColumns(last + 1);
+    base?.eachValidity((no, createdAt, validFrom, validTo) => columns.putValidity(no, createdAt, validFrom, validTo));
     for (const e of this.#byNo.values()) columns.put(e);
     this.#columns = columns;
     return columns;
@@ -169,25 +168,33 @@ export class Catalog {
   }
 
   get(no: number): CatalogEntry | undefined {
-    return this.#byNo.get(no);
+    return this.#byNo.get(no) ?? this.#base?.get(no);
   }
 
   /** For callers that hold a number the engine produced, so it must exist. */
   entry(no: number): CatalogEntry {
-    const entry = this.#byNo.get(no);
+    const entry = this.get(no);
     if (!entry) throw new Error(`catalog has no memory number ${no}`);
     return entry;
   }
 
   noOf(id: string): number | undefined {
-    return this.#byId.get(id);
+    return this.#byId.get(id) ?? this.#base?.noOf(id);
   }
 
-  values(): IterableIterator<CatalogEntry> {
-    return this.#byNo.values();
+  /** The loaded memories first, then those added or changed since. */
+  *values(): IterableIterator<CatalogEntry> {
+    if (this.#base) yield* this.#base.values();
+    yield* this.#byNo.values();
+  }
+
+  *nos(): IterableIterator<number> {
+    if (this.#base) yield* this.#base.nos();
+    yield* this.#byNo.keys();
   }
 
   clear(): void {
+    this.#base = null;
     this.#byNo.clear();
     this.#byId.clear();
     this.#columns = null;

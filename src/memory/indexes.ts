@@ -5,7 +5,7 @@ import { storedEdges } from '../storage/edge-source.js';
 import { readVectorsByNo, type GraphEdgeRow } from '../storage/bulk-read.js';
 import type { MemoryRow, Repository } from '../storage/repository.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
-import { Catalog, entryOf } from './catalog.js';
+import { Catalog } from './catalog.js';
 import { CATALOG, encodeCatalog } from './saved-catalog.js';
 import { ENTITIES, LEXICAL, loadSaved, QUANTIZED, save, saveBytes, savedBytes, storeStamp } from './saved-lexical.js';
 import { readAll } from './read-store.js';
@@ -102,15 +102,19 @@ export class Indexes implements RecallParts {
     if (lexical) this.lexical = lexical;
     if (entities) this.entities = entities;
     const catalog = stamp && loadSaved(this.repository, CATALOG, this.#legs, stamp, logger);
+    if (catalog) this.catalog.adopt(catalog);
+    else for (const row of rows.catalog()) this.catalog.set(row);
     const texts = lexical && entities && !this.auto ? null : rows.texts();
-    for (const entry of catalog || rows.catalog().map(entryOf)) {
-      const { no } = this.catalog.add(entry);
-      this.graph.addNode(no);
-      if (!texts) continue;
-      const text = texts.get(no)!;
-      if (!lexical) this.lexical.add(no, text);
-      if (!entities) this.entities.add(no, text, sessionOf(entry.metadata));
-      this.auto?.register({ no, id: entry.id, text, metadata: entry.metadata });
+    if (!texts) for (const no of this.catalog.nos()) this.graph.addNode(no);
+    else {
+      for (const entry of this.catalog.values()) {
+        const { no } = entry;
+        this.graph.addNode(no);
+        const text = texts.get(no)!;
+        if (!lexical) this.lexical.add(no, text);
+        if (!entities) this.entities.add(no, text, sessionOf(entry.metadata));
+        this.auto?.register({ no, id: entry.id, text, metadata: entry.metadata });
+      }
     }
     // The store's own edges come in the background on an open; a restore's must all be in first.
     if (source === this.repository && this.graph.fill) this.graph.fill(storedEdges(source.db), logger);

@@ -1,5 +1,6 @@
 import type { MemoryRecord } from '../types.js';
-import type { Catalog, CatalogEntry } from './catalog.js';
+import type { Catalog } from './catalog.js';
+import type { CatalogEntry } from './catalog-entry.js';
 import { checkId, checkNonNegativeInt, checkOptionalLabel, checkOptions, checkPositiveInt, keysOf } from './validate.js';
 
 /** Which memories `list()` returns and which page of them. */

@@ -2,7 +2,7 @@ import { HybridMindError, invalid } from '../errors.js';
 import { randomId } from '../ids.js';
 import { statusAt } from '../legs/time/temporal.js';
 import type { EdgeRow, MemoryRow, NewMemory } from '../storage/repository.js';
-import { entryOf } from './catalog.js';
+import { entryOf } from './catalog-entry.js';
 import type { Edge, MemoryInput, MemoryPatch, MemoryRecord, Metadata, Readiness } from '../types.js';
 import {
   checkId,

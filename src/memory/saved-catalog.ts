@@ -11,10 +11,10 @@
  */
 import type { Metadata } from '../types.js';
 import { readLE, writeLE } from '../util/endian.js';
-import type { CatalogEntry } from './catalog.js';
+import type { CatalogEntry } from './catalog-entry.js';
 import type { Saved } from './saved-lexical.js';
 
-export const CATALOG: Saved<CatalogEntry[]> = { name: 'catalog', label: 'catalog', load: (_legs, bytes) => decodeCatalog(bytes), size: (entries) => entries.length };
+export const CATALOG: Saved<SavedCatalog> = { name: 'catalog', label: 'catalog', load: (_legs, bytes) => decodeCatalog(bytes), size: (saved) => saved.count };
 
 const MAGIC = Uint8Array.of(0x00, 0x68, 0x6d, 0x63, 0x61, 0x74, 0x0a, 0x00);
 const VERSION = 1;
@@ -50,8 +50,83 @@ export function encodeCatalog(entries: Iterable<CatalogEntry>): Uint8Array {
   return out;
 }
 
-/** The entries `encodeCatalog` saved; throws when the bytes are not whole or an entry is not one a store holds. */
-export function decodeCatalog(bytes: Uint8Array): CatalogEntry[] {
+/**
+ * A saved catalog as read: the columns and strings stay as they are, and an entry is made only
+ * when asked for. Making all 100k objects (and the maps over them) at open was a fifth of a
+ * cold open, for a recall that reads ten of them.
+ */
+export class SavedCatalog {
+  readonly count: number;
+  /** no[count], created_at[count], valid_from[count], valid_to[count] (NaN for none). */
+  readonly #numbers: Float64Array;
+  readonly #lengths: Uint32Array;
+  /** Where each row's id starts in `#text`; its kind, domain and metadata follow. */
+  readonly #starts: Uint32Array;
+  readonly #text: string;
+  /** Rows whose metadata is not `{}`, parsed (and so checked) when read. */
+  readonly #metadata: Map<number, Metadata>;
+
+  constructor(count: number, numbers: Float64Array, lengths: Uint32Array, starts: Uint32Array, text: string, metadata: Map<number, Metadata>) {
+    this.count = count;
+    this.#numbers = numbers;
+    this.#lengths = lengths;
+    this.#starts = starts;
+    this.#text = text;
+    this.#metadata = metadata;
+  }
+
+  no(row: number): number {
+    return this.#numbers[row]!;
+  }
+
+  createdAt(row: number): number {
+    return this.#numbers[this.count + row]!;
+  }
+
+  validFrom(row: number): number {
+    return this.#numbers[2 * this.count + row]!;
+  }
+
+  /** +Infinity for "still true", as the validity columns keep it. */
+  validToOrInfinity(row: number): number {
+    const to = this.#numbers[3 * this.count + row]!;
+    return Number.isNaN(to) ? Infinity : to;
+  }
+
+  id(row: number): string {
+    const from = this.#starts[row]!;
+    return this.#text.slice(from, from + this.#lengths[4 * row]!);
+  }
+
+  entry(row: number): CatalogEntry {
+    let at = this.#starts[row]! + this.#lengths[4 * row]!;
+    const optional = (j: number): string | null => {
+      const length = this.#lengths[4 * row + j]!;
+      if (length === NONE) return null;
+      return this.#text.slice(at, (at += length));
+    };
+    const kind = optional(1);
+    const domain = optional(2);
+    const to = this.#numbers[3 * this.count + row]!;
+    return {
+      no: this.no(row),
+      id: this.id(row),
+      kind,
+      domain,
+      metadata: this.#metadata.get(row) ?? {},
+      createdAt: this.createdAt(row),
+      validFrom: this.validFrom(row),
+      validTo: Number.isNaN(to) ? null : to,
+    };
+  }
+
+  *entries(): IterableIterator<CatalogEntry> {
+    for (let row = 0; row < this.count; row++) yield this.entry(row);
+  }
+}
+
+/** The catalog `encodeCatalog` saved; throws when the bytes are not whole or a row is not one a store holds. */
+export function decodeCatalog(bytes: Uint8Array): SavedCatalog {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length < HEAD || !MAGIC.every((b, i) => bytes[i] === b)) throw new Error('not a saved catalog');
   const version = view.getUint32(MAGIC.length, true);
@@ -66,29 +141,30 @@ export function decodeCatalog(bytes: Uint8Array): CatalogEntry[] {
   readLE(bytes, HEAD, numbers);
   readLE(bytes, HEAD + 32 * n, lengths);
   const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(textAt + 4));
-  const entries: CatalogEntry[] = new Array(n);
+  const starts = new Uint32Array(n);
+  const metadata = new Map<number, Metadata>();
   let from = 0;
-  const strings: Array<string | null> = [null, null, null, null];
   for (let i = 0; i < n; i++) {
+    starts[i] = from;
+    if (lengths[4 * i] === NONE || lengths[4 * i + 3] === NONE) throw new Error(`row ${i} has no id or no metadata`);
     for (let j = 0; j < 4; j++) {
       const length = lengths[4 * i + j]!;
-      if (length === NONE) strings[j] = null;
-      else if (from + length > text.length) throw new Error(`row ${i}'s strings run past the end`);
-      else strings[j] = text.slice(from, (from += length));
+      if (length === NONE) continue;
+      if (from + length > text.length) throw new Error(`row ${i}'s strings run past the end`);
+      from += length;
     }
-    const [id, kind, domain, metadata] = strings;
     const no = numbers[i]!;
-    const createdAt = numbers[n + i]!;
-    const validFrom = numbers[2 * n + i]!;
     const validTo = numbers[3 * n + i]!;
-    if (!Number.isSafeInteger(no) || !Number.isFinite(createdAt) || !Number.isFinite(validFrom) || !(Number.isNaN(validTo) || Number.isFinite(validTo)) || typeof id !== 'string' || typeof metadata !== 'string') {
+    if (!Number.isSafeInteger(no) || !Number.isFinite(numbers[n + i]!) || !Number.isFinite(numbers[2 * n + i]!) || !(Number.isNaN(validTo) || Number.isFinite(validTo))) {
       throw new Error(`row ${i} is malformed`);
     }
-    // Most memories carry no metadata, and parsing their "{}" was a tenth of reading the catalog.
-    const parsed: unknown = metadata === '{}' ? {} : JSON.parse(metadata);
+    const metadataLength = lengths[4 * i + 3]!;
+    // Most memories carry no metadata; only the others are parsed.
+    if (metadataLength === 2 && text.charCodeAt(from - 2) === 0x7b && text.charCodeAt(from - 1) === 0x7d) continue;
+    const parsed: unknown = JSON.parse(text.slice(from - metadataLength, from));
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`row ${i}'s metadata is not an object`);
-    entries[i] = { no, id, kind: kind ?? null, domain: domain ?? null, metadata: parsed as Metadata, createdAt, validFrom, validTo: Number.isNaN(validTo) ? null : validTo };
+    metadata.set(i, parsed as Metadata);
   }
   if (from !== text.length) throw new Error(`the strings hold ${text.length} characters, the rows use ${from}`);
-  return entries;
+  return new SavedCatalog(n, numbers, lengths, starts, text, metadata);
 }

@@ -1,0 +1,31 @@
+import type { Metadata } from '../types.js';
+import type { Temporal } from '../legs/time/temporal.js';
+import type { MemoryRow } from '../storage/repository.js';
+
+/** What filters and the time leg need about a memory, kept in memory; the text stays in SQLite. */
+export interface CatalogEntry extends Temporal {
+  no: number;
+  id: string;
+  kind: string | null;
+  domain: string | null;
+  metadata: Metadata;
+  /**
+   * Who said it (see speakers.ts), read from the text's opening by the first recall that needs
+   * it; undefined until then. A changed memory gets a new entry, so this never outlives its text.
+   */
+  speaker?: string | null;
+}
+
+/** The catalog's entry for a memory's row. */
+export function entryOf(row: Omit<MemoryRow, 'text'>): CatalogEntry {
+  return {
+    no: row.no,
+    id: row.id,
+    kind: row.kind,
+    domain: row.domain,
+    metadata: JSON.parse(row.metadata) as Metadata,
+    createdAt: Number(row.created_at),
+    validFrom: Number(row.valid_from),
+    validTo: row.valid_to === null ? null : Number(row.valid_to),
+  };
+}
