@@ -437,6 +437,22 @@ describe('Bm25Index', () => {
       expect(nos(restored, 'alpha').sort()).toEqual([0, 1]);
     });
 
+    it('saves its terms in increasing order, and still reads an older save whose terms are not', () => {
+      const index = indexOf(corpus.slice(0, 80));
+      const { header, state } = decoded(index.save());
+      expect(state.terms.every((t, i) => i === 0 || state.terms[i - 1]! < t)).toBe(true);
+      // The same postings with the terms' blocks in reverse order, as builds before this one could save them.
+      const blocks: Array<[string, number[]]> = [];
+      let at = 0;
+      for (const term of state.terms) blocks.push([term, state.postings.slice(at, (at += 1 + 2 * state.postings[at]!))]);
+      blocks.reverse();
+      const reversed = { ...state, terms: blocks.map(([t]) => t), postings: blocks.flatMap(([, p]) => p) };
+      const restored = Bm25Index.load(reencoded(header, reversed));
+      for (const query of queries) expect(restored.search(query, 10), query).toEqual(index.search(query, 10));
+      expect(restored.termCount).toBe(index.termCount);
+      expect(postingsOf(restored.save())).toEqual(postingsOf(index.save()));
+    });
+
     it('keeps removal exact after a load', () => {
       const restored = Bm25Index.load(indexOf(['alpha', 'beta zanzibar']).save());
       const before = restored.termCount;
@@ -534,6 +550,13 @@ describe('Bm25Index', () => {
         v4((s) => s.postings.push(1)),
         v4((s) => (s.terms = [])),
         v4((s) => (s.terms = [s.terms[0]!, s.terms[0]!, ...s.terms.slice(2)])),
+        v4((s) => (s.terms = [s.terms[1]!, s.terms[0]!, s.terms[1]!, ...s.terms.slice(3)])),
+        // One memory number under two short ids: numbers dense (a bitmap finds it) and far apart (a set does).
+        v4((s) => (s.docs[4] = s.docs[1]!)),
+        v4((s) => {
+          s.docs[1] = 2 ** 40;
+          s.docs[4] = 2 ** 40;
+        }),
         // Version 4 bytes read as version 3 look for texts that are not there.
         reencoded({ ...header, version: 3 }, state),
         asVersion3(good, ['alpha ADR-007']),

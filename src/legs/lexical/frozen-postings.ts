@@ -4,7 +4,7 @@
  * and a quarter of a store's cold open; `Bm25Index` now does it in the background after the load,
  * and queries meanwhile are answered from here.
  */
-import type { CheckedState, FlatState } from './minisearch-state.js';
+import { shortIdsOf, type CheckedState, type FlatState } from './minisearch-state.js';
 import type { FlatList, TermSource } from './term-scores.js';
 
 /** One term's postings in a flat state, looked up by halving. */
@@ -32,6 +32,9 @@ export class FlatPostings implements FlatList {
 export class FrozenPostings implements TermSource {
   readonly state: FlatState;
   readonly checked: CheckedState;
+  #shortIds: Map<number, number> | null = null;
+  /** Term → its index, only for a save whose terms are not in order (older builds'). */
+  #termIndex: Map<string, number> | null = null;
 
   private constructor(state: FlatState, checked: CheckedState) {
     this.state = state;
@@ -61,11 +64,32 @@ export class FrozenPostings implements TermSource {
   }
 
   has(no: number): boolean {
-    return this.checked.shortIds.has(no);
+    return (this.#shortIds ??= shortIdsOf(this.state.docs)).has(no);
   }
 
   postings(term: string): FlatPostings | undefined {
-    const at = this.checked.offsets.get(term);
-    return at === undefined ? undefined : new FlatPostings(this.state.postings, at + 1, this.state.postings[at]!);
+    const t = this.#find(term);
+    if (t < 0) return undefined;
+    const at = this.checked.offsets[t]!;
+    return new FlatPostings(this.state.postings, at + 1, this.state.postings[at]!);
+  }
+
+  /** The term's index in `terms`, or −1. */
+  #find(term: string): number {
+    const { terms } = this.state;
+    if (!this.checked.termsSorted) {
+      this.#termIndex ??= new Map(terms.map((t, i) => [t, i]));
+      return this.#termIndex.get(term) ?? -1;
+    }
+    let lo = 0;
+    let hi = terms.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = terms[mid]!;
+      if (at === term) return mid;
+      if (at < term) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
   }
 }

@@ -38,6 +38,7 @@ export interface FlatState {
    * where a save from another tokenizer version is rebuilt from them. The index keeps no text.
    */
   texts?: string[];
+  /** In increasing order as this build saves them (older saves may not be), so a term is found by halving. */
   terms: string[];
   /** Per term, in `terms` order: its posting count n, then n pairs `shortId, term frequency`. */
   postings: ArrayLike<number>;
@@ -49,11 +50,15 @@ export function flatState(search: MiniSearch<{ no: number; text: string }>): Fla
   const m = search as unknown as Internals;
   const docs: number[] = [];
   for (const [shortId, no] of m._documentIds) docs.push(shortId, no, m._fieldLength.get(shortId)![FIELD]!);
-  const terms: string[] = [];
-  const postings: number[] = [];
+  const held: Array<[string, Map<number, number>]> = [];
   for (const [term, fields] of m._index) {
     const freqs = fields.get(FIELD);
-    if (!freqs || freqs.size === 0) continue;
+    if (freqs && freqs.size > 0) held.push([term, freqs]);
+  }
+  held.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const terms: string[] = [];
+  const postings: number[] = [];
+  for (const [term, freqs] of held) {
     terms.push(term);
     postings.push(freqs.size);
     for (const [shortId, tf] of freqs) postings.push(shortId, tf);
@@ -64,12 +69,19 @@ export function flatState(search: MiniSearch<{ no: number; text: string }>): Fla
 
 /** What `checkFlatState` found while checking a state. */
 export interface CheckedState {
-  /** Memory number → short id. */
-  shortIds: Map<number, number>;
-  /** Term → where its posting count stands in `postings`. */
-  offsets: Map<string, number>;
+  /** Per term, in `terms` order, where its posting count stands in `postings`. */
+  offsets: Float64Array;
+  /** Whether `terms` increase strictly, as this build saves them: a term is then found by halving. */
+  termsSorted: boolean;
   /** Whether every term's postings come in increasing short id order, as minisearch adds them. */
   sorted: boolean;
+}
+
+/** Memory number → short id, for a loaded index's first `has` (a write), not made by the open. */
+export function shortIdsOf(docs: ArrayLike<number>): Map<number, number> {
+  const shortIds = new Map<number, number>();
+  for (let i = 0; i < docs.length; i += 3) shortIds.set(docs[i + 1]!, docs[i]!);
+  return shortIds;
 }
 
 /**
@@ -85,23 +97,34 @@ export function checkFlatState(state: FlatState): CheckedState {
   // Which short ids name a document, as a bitmap: a posting's check is then an array read, not a
   // Map lookup (1.2M postings at 100k memories).
   const known = new Uint8Array(state.nextId);
-  const shortIds = new Map<number, number>();
   for (let i = 0; i < count; i++) {
     const shortId = docs[3 * i]!;
     const no = docs[3 * i + 1]!;
     const length = docs[3 * i + 2]!;
     if (!isIndex(shortId, state.nextId - 1) || !isIndex(no, Number.MAX_SAFE_INTEGER) || !isIndex(length, Number.MAX_SAFE_INTEGER) || (texts !== undefined && typeof texts[i] !== 'string')) throw new Error(`document ${i} is malformed`);
-    if (known[shortId] === 1 || shortIds.has(no)) throw new Error(`document ${no} appears twice`);
+    if (known[shortId] === 1) throw new Error(`short id ${shortId} appears twice`);
     known[shortId] = 1;
-    shortIds.set(no, shortId);
   }
-  const offsets = new Map<string, number>();
+  if (repeatsNo(docs)) throw new Error('a memory number appears twice');
+  const offsets = new Float64Array(terms.length);
+  // Strictly increasing terms cannot repeat; only a save that is not in order needs the set.
+  let termsSorted = true;
+  let seen: Set<string> | null = null;
   let sorted = true;
   let at = 0;
-  for (const term of terms) {
+  for (let t = 0; t < terms.length; t++) {
+    const term = terms[t];
     const n = postings[at];
-    if (typeof term !== 'string' || !isIndex(n, (postings.length - at - 1) / 2) || n === 0 || offsets.has(term)) throw new Error(`postings of ${JSON.stringify(term)} are malformed`);
-    offsets.set(term, at++);
+    if (typeof term !== 'string' || !isIndex(n, (postings.length - at - 1) / 2) || n === 0) throw new Error(`postings of ${JSON.stringify(term)} are malformed`);
+    if (termsSorted && t > 0 && !(terms[t - 1]! < term)) {
+      termsSorted = false;
+      seen = new Set(terms.slice(0, t));
+    }
+    if (seen !== null) {
+      if (seen.has(term)) throw new Error(`the term ${JSON.stringify(term)} appears twice`);
+      seen.add(term);
+    }
+    offsets[t] = at++;
     let previous = -1;
     for (const end = at + 2 * n; at < end; at += 2) {
       const shortId = postings[at]!;
@@ -112,7 +135,7 @@ export function checkFlatState(state: FlatState): CheckedState {
     }
   }
   if (at !== postings.length) throw new Error('postings run past the terms');
-  return { shortIds, offsets, sorted };
+  return { offsets, termsSorted, sorted };
 }
 
 /** A minisearch index from `state`, checked by `checkFlatState` (which runs here unless its result is given); throws as that does. */
@@ -129,32 +152,53 @@ export function fromFlatState(state: FlatState, options: Options<{ no: number; t
  * returns false.
  */
 export function flatStateBuilder(state: FlatState, options: Options<{ no: number; text: string }>, checked: CheckedState): { search: MiniSearch<{ no: number; text: string }>; step(until: number): boolean } {
-  const { docs, postings } = state;
+  const { docs, terms, postings } = state;
+  const { offsets } = checked;
   const search = new MiniSearch(options);
   const m = search as unknown as Internals;
   m._documentCount = state.documentCount;
   m._nextId = state.nextId;
   m._avgFieldLength = [state.averageFieldLength];
   m._dirtCount = 0;
-  for (let i = 0; i < docs.length; i += 3) {
-    m._documentIds.set(docs[i]!, docs[i + 1]!);
-    m._idToShortId.set(docs[i + 1]!, docs[i]!);
-    m._fieldLength.set(docs[i]!, [docs[i + 2]!]);
-  }
-  const terms = checked.offsets.entries();
+  // The documents' maps are filled by the first step, not by the open that made the builder.
+  let next = -1;
   const step = (until: number): boolean => {
+    if (next < 0) {
+      for (let i = 0; i < docs.length; i += 3) {
+        m._documentIds.set(docs[i]!, docs[i + 1]!);
+        m._idToShortId.set(docs[i + 1]!, docs[i]!);
+        m._fieldLength.set(docs[i]!, [docs[i + 2]!]);
+      }
+      next = 0;
+    }
     for (let n = 0; ; n++) {
       // The clock is read every 256 terms: one term's few postings cost less than reading it.
       if (n % 256 === 255 && now() >= until) return true;
-      const next = terms.next();
-      if (next.done) return false;
-      const [term, offset] = next.value;
+      if (next === terms.length) return false;
+      const term = terms[next]!;
+      const offset = offsets[next++]!;
       const freqs = new Map<number, number>();
       for (let at = offset + 1, end = at + 2 * postings[offset]!; at < end; at += 2) freqs.set(postings[at]!, postings[at + 1]!);
       m._index.set(term, new Map([[FIELD, freqs]]));
     }
   };
   return { search, step };
+}
+
+/** Whether a memory number appears twice in `docs`: a bitmap while the numbers are dense (a store's row numbers), a set otherwise. */
+function repeatsNo(docs: ArrayLike<number>): boolean {
+  let last = 0;
+  for (let i = 1; i < docs.length; i += 3) last = Math.max(last, docs[i]!);
+  const dense = last < 8 * docs.length + 1024;
+  const bitmap = dense ? new Uint8Array(last + 1) : null;
+  const set = dense ? null : new Set<number>();
+  for (let i = 1; i < docs.length; i += 3) {
+    const no = docs[i]!;
+    if (bitmap ? bitmap[no] === 1 : set!.has(no)) return true;
+    if (bitmap) bitmap[no] = 1;
+    else set!.add(no);
+  }
+  return false;
 }
 
 function isIndex(value: unknown, max: number): value is number {
