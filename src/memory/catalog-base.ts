@@ -87,9 +87,16 @@ export class CatalogBase {
     for (let row = 0; row < this.#saved.count; row++) if (this.#gone[row] === 0) yield this.#made[row] ?? this.#saved.entry(row);
   }
 
-  /** Calls `put` with each memory's validity, straight from the columns. */
-  eachValidity(put: (no: number, createdAt: number, validFrom: number, validTo: number) => void): void {
+  /** Writes each memory's validity into columns indexed by number (each below their length). */
+  fillValidity(live: Uint8Array, createdAt: Float64Array, validFrom: Float64Array, validTo: Float64Array): void {
     const saved = this.#saved;
-    for (let row = 0; row < saved.count; row++) if (this.#gone[row] === 0) put(saved.no(row), saved.createdAt(row), saved.validFrom(row), saved.validToOrInfinity(row));
+    for (let row = 0; row < saved.count; row++) {
+      if (this.#gone[row] === 1) continue;
+      const no = saved.no(row);
+      live[no] = 1;
+      createdAt[no] = saved.createdAt(row);
+      validFrom[no] = saved.validFrom(row);
+      validTo[no] = saved.validToOrInfinity(row);
+    }
   }
 }

@@ -45,14 +45,10 @@ class ValidityColumns {
   }
 
   put(e: CatalogEntry): void {
-    this.putValidity(e.no, e.createdAt, e.validFrom, e.validTo ?? Infinity);
-  }
-
-  putValidity(no: number, createdAt: number, validFrom: number, validTo: number): void {
-    this.live[no] = 1;
-    this.createdAt[no] = createdAt;
-    this.validFrom[no] = validFrom;
-    this.validTo[no] = validTo;
+    this.live[e.no] = 1;
+    this.createdAt[e.no] = e.createdAt;
+    this.validFrom[e.no] = e.validFrom;
+    this.validTo[e.no] = e.validTo ?? Infinity;
   }
 }
 
@@ -151,7 +147,7 @@ export class Catalog {
       if (no > last) last = no;
     }
     const columns = new ValidityColumns(last + 1);
-    base?.eachValidity((no, createdAt, validFrom, validTo) => columns.putValidity(no, createdAt, validFrom, validTo));
+    base?.fillValidity(columns.live, columns.createdAt, columns.validFrom, columns.validTo);
     for (const e of this.#byNo.values()) columns.put(e);
     this.#columns = columns;
     return columns;
