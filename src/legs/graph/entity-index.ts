@@ -1,5 +1,6 @@
 import type { EntityLeg, EntityWalkOptions, Scored } from '../types.js';
 import { EXTRACTOR_VERSION, extractEntities } from './entities.js';
+import { LoadedEntities } from './loaded-entities.js';
 
 const FORMAT = 'hybridmind.entities';
 const FORMAT_VERSION = 1;
@@ -141,8 +142,10 @@ export function* entityWalkSteps(graph: EntityGraphView, seeds: ReadonlyArray<{ 
  */
 export class EntityIndex implements EntityLeg {
   readonly #keys = new Map<string, number>();
-  readonly #postings: Array<Set<number>> = [];
-  readonly #of = new Map<number, number[]>();
+  #postings: Array<Set<number>> = [];
+  #of = new Map<number, number[]>();
+  /** A loaded index, read in place until its first change (`#thaw`); the maps above are empty meanwhile. */
+  #loaded: LoadedEntities | null = null;
   readonly #maxShare: number | undefined;
   readonly #minCap: number | undefined;
 
@@ -152,7 +155,21 @@ export class EntityIndex implements EntityLeg {
   }
 
   get size(): number {
-    return this.#of.size;
+    return this.#loaded?.count ?? this.#of.size;
+  }
+
+  #thaw(): void {
+    if (!this.#loaded) return;
+    ({ postings: this.#postings, of: this.#of } = this.#loaded.maps());
+    this.#loaded = null;
+  }
+
+  #df(id: number): number {
+    return this.#loaded ? this.#loaded.df(id) : this.#postings[id]!.size;
+  }
+
+  #entitiesOf(no: number): readonly number[] | undefined {
+    return this.#loaded ? this.#loaded.entitiesOf(no) : this.#of.get(no);
   }
 
   /** Indexes the entities of `text`, and for a conversation turn its pair links (see {@link entityKeys}). */
@@ -173,6 +190,7 @@ export class EntityIndex implements EntityLeg {
   }
 
   remove(no: number): void {
+    this.#thaw();
     const ids = this.#of.get(no);
     if (!ids) return;
     for (const id of ids) this.#postings[id]!.delete(no);
@@ -180,6 +198,7 @@ export class EntityIndex implements EntityLeg {
   }
 
   clear(): void {
+    this.#loaded = null;
     this.#keys.clear();
     this.#postings.length = 0;
     this.#of.clear();
@@ -191,6 +210,7 @@ export class EntityIndex implements EntityLeg {
    * walk sums in the same order).
    */
   save(): Uint8Array {
+    this.#thaw();
     const of: number[] = [];
     for (const [no, ids] of this.#of) of.push(no, ids.length, ...ids);
     return new TextEncoder().encode(JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, extractor: EXTRACTOR_VERSION, keys: [...this.#keys.keys()], of }));
@@ -205,23 +225,9 @@ export class EntityIndex implements EntityLeg {
     const index = new EntityIndex(options);
     for (const key of saved.keys) {
       if (typeof key !== 'string' || index.#keys.has(key)) throw new Error('entity keys must be distinct strings');
-      index.#keys.set(key, index.#postings.length);
-      index.#postings.push(new Set());
+      index.#keys.set(key, index.#keys.size);
     }
-    const of = saved.of as unknown[];
-    const isCount = (v: unknown, max: number): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max;
-    for (let i = 0; i < of.length; ) {
-      const no = of[i];
-      const count = of[i + 1];
-      if (!isCount(no, Number.MAX_SAFE_INTEGER) || !isCount(count, of.length - i - 2) || index.#of.has(no)) throw new Error(`malformed entry at ${i}`);
-      const ids = of.slice(i + 2, i + 2 + count);
-      for (const id of ids) {
-        if (!isCount(id, index.#postings.length - 1)) throw new Error(`entity id ${String(id)} out of range`);
-        index.#postings[id]!.add(no);
-      }
-      index.#of.set(no, ids as number[]);
-      i += 2 + count;
-    }
+    index.#loaded = new LoadedEntities(index.#keys, saved.of);
     return index;
   }
 
@@ -230,19 +236,20 @@ export class EntityIndex implements EntityLeg {
     const out: number[] = [];
     for (const key of extractEntities(text)) {
       const id = this.#keys.get(key);
-      if (id !== undefined && this.#postings[id]!.size > 0) out.push(id);
+      if (id !== undefined && this.#df(id) > 0) out.push(id);
     }
     return out;
   }
 
   /** {@link entityWalk} over this index; seeds it does not hold are left out. */
   walk(seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[] {
+    const loaded = this.#loaded;
     const view: EntityGraphView = {
-      cap: entityCap(this.#of.size, this.#maxShare, this.#minCap),
-      entitiesOf: (no) => this.#of.get(no),
-      posting: (id) => this.#postings[id]!,
-      df: (id) => this.#postings[id]!.size,
+      cap: entityCap(this.size, this.#maxShare, this.#minCap),
+      entitiesOf: (no) => this.#entitiesOf(no),
+      posting: (id) => (loaded ? loaded.posting(id) : this.#postings[id]!),
+      df: (id) => this.#df(id),
     };
-    return entityWalk(view, seeds.filter((s) => this.#of.has(s.no)), queryEntities, options);
+    return entityWalk(view, seeds.filter((s) => this.#entitiesOf(s.no) !== undefined), queryEntities, options);
   }
 }

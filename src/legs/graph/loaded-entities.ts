@@ -1,0 +1,100 @@
+/**
+ * A saved entity index as read, before anything changes it: each memory's entity ids stay in the
+ * saved array and the postings are laid out once in flat arrays. Making a set per entity and an
+ * array and map entry per memory (100k of them, most naming no entity) was a fifth of a 100k
+ * store's cold open. `EntityIndex` answers from here until its first change, which makes the
+ * maps (`EntityMaps`).
+ */
+
+/** Numbers past this many times the memory count (plus a floor) are looked up through a map instead of an array. */
+const SPARSE_FACTOR = 8;
+const DENSE_FLOOR = 1024;
+
+export interface EntityMaps {
+  postings: Array<Set<number>>;
+  of: Map<number, number[]>;
+}
+
+export class LoadedEntities {
+  /** `[no, count, ids…]` per memory, in the order they were last added (the saved array, checked). */
+  readonly #of: readonly number[];
+  readonly count: number;
+  readonly #entityCount: number;
+  /** Memory number → where its entry starts in `#of`: an array while numbers are dense, else a map. */
+  readonly #at: Int32Array | Map<number, number>;
+  /** Entity id → its memories are `#nos[#starts[id]]` up to `#starts[id + 1]`, in the order they were added. */
+  readonly #starts: Int32Array;
+  readonly #nos: Float64Array;
+
+  /** Checks `of` against the `keys` it names (throws as `EntityIndex.load` must on a malformed save) and lays out the postings. */
+  constructor(keys: ReadonlyMap<string, number>, of: unknown[]) {
+    const entityCount = keys.size;
+    const isCount = (v: unknown, max: number): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max;
+    // First pass: check each entry, count memories and each entity's distinct memories.
+    const sizes = new Int32Array(entityCount + 1);
+    const lastEntry = new Int32Array(entityCount).fill(-1);
+    let count = 0;
+    let last = 0;
+    for (let i = 0; i < of.length; ) {
+      const no = of[i];
+      const n = of[i + 1];
+      if (!isCount(no, Number.MAX_SAFE_INTEGER) || !isCount(n, of.length - i - 2)) throw new Error(`malformed entry at ${i}`);
+      for (let j = i + 2; j < i + 2 + n; j++) {
+        const id = of[j];
+        if (!isCount(id, entityCount - 1)) throw new Error(`entity id ${String(id)} out of range`);
+        // A memory that names an entity twice is one posting, as a set holds it.
+        if (lastEntry[id] !== i) sizes[id + 1]!++;
+        lastEntry[id] = i;
+      }
+      if (no > last) last = no;
+      count++;
+      i += 2 + n;
+    }
+    const at: Int32Array | Map<number, number> = last < Math.max(DENSE_FLOOR, SPARSE_FACTOR * count) ? new Int32Array(last + 1).fill(-1) : new Map();
+    const starts = new Int32Array(entityCount + 1);
+    for (let id = 0; id < entityCount; id++) starts[id + 1] = starts[id]! + sizes[id + 1]!;
+    const nos = new Float64Array(starts[entityCount]!);
+    const filled = starts.slice(0, entityCount);
+    lastEntry.fill(-1);
+    for (let i = 0; i < of.length; ) {
+      const no = of[i] as number;
+      const n = of[i + 1] as number;
+      if (at instanceof Map ? at.has(no) : at[no] !== -1) throw new Error(`malformed entry at ${i}: memory ${no} appears twice`);
+      if (at instanceof Map) at.set(no, i);
+      else at[no] = i;
+      for (let j = i + 2; j < i + 2 + n; j++) {
+        const id = of[j] as number;
+        if (lastEntry[id] !== i) nos[filled[id]!++] = no;
+        lastEntry[id] = i;
+      }
+      i += 2 + n;
+    }
+    this.#entityCount = entityCount;
+    this.#of = of as number[];
+    this.count = count;
+    this.#at = at;
+    this.#starts = starts;
+    this.#nos = nos;
+  }
+
+  entitiesOf(no: number): number[] | undefined {
+    const i = this.#at instanceof Map ? this.#at.get(no) : Number.isInteger(no) && no >= 0 && no < this.#at.length && this.#at[no] !== -1 ? this.#at[no] : undefined;
+    return i === undefined ? undefined : this.#of.slice(i + 2, i + 2 + this.#of[i + 1]!);
+  }
+
+  posting(id: number): Float64Array {
+    return this.#nos.subarray(this.#starts[id]!, this.#starts[id + 1]!);
+  }
+
+  df(id: number): number {
+    return this.#starts[id + 1]! - this.#starts[id]!;
+  }
+
+  /** The maps `EntityIndex` changes, holding what this holds in the same orders. */
+  maps(): EntityMaps {
+    const postings = Array.from({ length: this.#entityCount }, (_, id) => new Set(this.posting(id)));
+    const of = new Map<number, number[]>();
+    for (let i = 0; i < this.#of.length; i += 2 + this.#of[i + 1]!) of.set(this.#of[i]!, this.#of.slice(i + 2, i + 2 + this.#of[i + 1]!));
+    return { postings, of };
+  }
+}
