@@ -112,10 +112,12 @@ export function checkFlatState(state: FlatState): CheckedState {
   let seen: Set<string> | null = null;
   let sorted = true;
   let at = 0;
+  // A binary save's numbers are u32 already, so only their bounds are checked; a JSON one's may be anything.
+  const u32 = postings instanceof Uint32Array;
   for (let t = 0; t < terms.length; t++) {
     const term = terms[t];
-    const n = postings[at];
-    if (typeof term !== 'string' || !isIndex(n, (postings.length - at - 1) / 2) || n === 0) throw new Error(`postings of ${JSON.stringify(term)} are malformed`);
+    const n = postings[at]!;
+    if (typeof term !== 'string' || !(u32 || isIndex(n, Number.MAX_SAFE_INTEGER)) || !(n > 0 && n <= (postings.length - at - 1) / 2)) throw new Error(`postings of ${JSON.stringify(term)} are malformed`);
     if (termsSorted && t > 0 && !(terms[t - 1]! < term)) {
       termsSorted = false;
       seen = new Set(terms.slice(0, t));
@@ -129,7 +131,7 @@ export function checkFlatState(state: FlatState): CheckedState {
     for (const end = at + 2 * n; at < end; at += 2) {
       const shortId = postings[at]!;
       const tf = postings[at + 1]!;
-      if (known[shortId] !== 1 || !Number.isInteger(shortId) || !(Number.isSafeInteger(tf) && tf > 0)) throw new Error(`a posting of ${JSON.stringify(term)} is malformed`);
+      if (known[shortId] !== 1 || !(u32 || (Number.isInteger(shortId) && Number.isSafeInteger(tf))) || !(tf > 0)) throw new Error(`a posting of ${JSON.stringify(term)} is malformed`);
       if (shortId <= previous) sorted = false;
       previous = shortId;
     }
