@@ -1,17 +1,24 @@
 import type { CatalogEntry } from './catalog-entry.js';
 import type { SavedCatalog } from './saved-catalog.js';
 
+/** A saved row's state: still answered from here, forgotten, or replaced by an entry the catalog keeps in its maps. */
+const LIVE = 0;
+const FORGOTTEN = 1;
+const REPLACED = 2;
+
 /**
  * The memories a loaded catalog held when the store opened, answered from the saved columns
- * (`SavedCatalog`). A memory changed or forgotten since is marked gone here; the catalog keeps
- * its new entry in its own maps. An entry is made the first time it is asked for and kept, so a
- * recall's note on it (the speaker) stays; the id → number map is made on the first lookup by id.
+ * (`SavedCatalog`). A memory changed or forgotten since is marked here; the catalog keeps a
+ * changed memory's new entry in its own maps. An entry is made the first time it is asked for and
+ * kept, so a recall's note on it (the speaker) stays; the id → number map is made on the first
+ * lookup by id.
  */
 export class CatalogBase {
   readonly #saved: SavedCatalog;
   /** Number → row: an array while numbers are dense (`dense`), else a map. */
   readonly #rowOf: Int32Array | Map<number, number>;
-  readonly #gone: Uint8Array;
+  /** Per row, LIVE, FORGOTTEN or REPLACED. */
+  readonly #state: Uint8Array;
   readonly #made: Array<CatalogEntry | undefined>;
   #ids: Map<string, number> | null = null;
   #live: number;
@@ -21,7 +28,7 @@ export class CatalogBase {
   /** `dense(maxNo)`: whether numbers up to `maxNo` are few enough for an array indexed by number. */
   constructor(saved: SavedCatalog, dense: (maxNo: number) => boolean) {
     this.#saved = saved;
-    this.#gone = new Uint8Array(saved.count);
+    this.#state = new Uint8Array(saved.count);
     this.#made = new Array<CatalogEntry | undefined>(saved.count);
     this.#live = saved.count;
     let maxNo = -1;
@@ -42,10 +49,15 @@ export class CatalogBase {
     return this.#live;
   }
 
-  /** The row holding `no`, or −1 when the saved catalog has none or it is gone. */
+  /** The row that held `no` when the store opened, or −1. */
+  #rowOfNo(no: number): number {
+    return this.#rowOf instanceof Map ? (this.#rowOf.get(no) ?? -1) : no >= 0 && no < this.#rowOf.length ? this.#rowOf[no]! : -1;
+  }
+
+  /** The row holding `no` and still answered from here, or −1. */
   #row(no: number): number {
-    const row = this.#rowOf instanceof Map ? (this.#rowOf.get(no) ?? -1) : no >= 0 && no < this.#rowOf.length ? this.#rowOf[no]! : -1;
-    return row >= 0 && this.#gone[row] === 0 ? row : -1;
+    const row = this.#rowOfNo(no);
+    return row >= 0 && this.#state[row] === LIVE ? row : -1;
   }
 
   #entry(row: number): CatalogEntry {
@@ -64,34 +76,66 @@ export class CatalogBase {
       this.#ids = ids;
     }
     const row = this.#ids.get(id);
-    return row === undefined || this.#gone[row] === 1 ? undefined : this.#saved.no(row);
+    return row === undefined || this.#state[row] !== LIVE ? undefined : this.#saved.no(row);
   }
 
-  /** Marks `no` gone (forgotten, or replaced by a new entry); false when it was not here. */
-  drop(no: number): boolean {
+  /** `no` has a new entry in the catalog's maps, in its place; false when it was not answered from here. */
+  replace(no: number): boolean {
+    return this.#leave(no, REPLACED);
+  }
+
+  /**
+   * `no` was forgotten; false when it was not answered from here. A memory that had been replaced
+   * is marked forgotten too, so one stored again under its number comes after the saved ones, as
+   * it would in a map.
+   */
+  forget(no: number): boolean {
+    const row = this.#rowOfNo(no);
+    if (row >= 0 && this.#state[row] === REPLACED) this.#state[row] = FORGOTTEN;
+    return this.#leave(no, FORGOTTEN);
+  }
+
+  #leave(no: number, state: number): boolean {
     const row = this.#row(no);
     if (row < 0) return false;
-    this.#gone[row] = 1;
-    // Never read again (a gone row stays gone); let the entry be collected.
+    this.#state[row] = state;
+    // Never read from here again; let the entry be collected.
     this.#made[row] = undefined;
     this.#live--;
     return true;
   }
 
-  *nos(): IterableIterator<number> {
-    for (let row = 0; row < this.#saved.count; row++) if (this.#gone[row] === 0) yield this.#saved.no(row);
+  /** Whether `no`'s entry in the catalog's maps stands in a saved row's place (see `values`). */
+  replaced(no: number): boolean {
+    const row = this.#rowOfNo(no);
+    return row >= 0 && this.#state[row] === REPLACED;
   }
 
-  /** Entries already made are handed out as they are; the rest are made for the caller and not kept. */
-  *values(): IterableIterator<CatalogEntry> {
-    for (let row = 0; row < this.#saved.count; row++) if (this.#gone[row] === 0) yield this.#made[row] ?? this.#saved.entry(row);
+  *nos(): IterableIterator<number> {
+    for (let row = 0; row < this.#saved.count; row++) if (this.#state[row] === LIVE) yield this.#saved.no(row);
+  }
+
+  /**
+   * In saved order, with a replaced memory's new entry (from `replacement`) in its place, as a
+   * map keeps a changed key where it was. Entries already made are handed out as they are; the
+   * rest are made for the caller and not kept.
+   */
+  *values(replacement: (no: number) => CatalogEntry | undefined): IterableIterator<CatalogEntry> {
+    for (let row = 0; row < this.#saved.count; row++) {
+      const state = this.#state[row];
+      if (state === LIVE) yield this.#made[row] ?? this.#saved.entry(row);
+      else if (state === REPLACED) {
+        const entry = replacement(this.#saved.no(row));
+        if (entry) yield entry;
+      }
+    }
   }
 
   /** Writes each memory's validity into columns indexed by number (each below their length). */
   fillValidity(live: Uint8Array, createdAt: Float64Array, validFrom: Float64Array, validTo: Float64Array): void {
     const saved = this.#saved;
     for (let row = 0; row < saved.count; row++) {
-      if (this.#gone[row] === 1) continue;
+      if (this.#state[row] !== LIVE) continue;
       const no = saved.no(row);
       live[no] = 1;
       createdAt[no] = saved.createdAt(row);

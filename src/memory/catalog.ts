@@ -82,7 +82,7 @@ export class Catalog {
 
   /** Holds `entry` as it is (one read from the saved catalog, or made by `entryOf`). */
   add(entry: CatalogEntry): CatalogEntry {
-    this.#base?.drop(entry.no);
+    this.#base?.replace(entry.no);
     const before = this.#byNo.get(entry.no);
     if (before && this.#byId.get(before.id) === entry.no) this.#byId.delete(before.id);
     this.#byNo.set(entry.no, entry);
@@ -94,10 +94,11 @@ export class Catalog {
 
   delete(no: number): void {
     const entry = this.#byNo.get(no);
+    const saved = this.#base?.forget(no) ?? false;
     if (entry) {
       this.#byNo.delete(no);
       this.#byId.delete(entry.id);
-    } else if (!this.#base?.drop(no)) return;
+    } else if (!saved) return;
     this.#sparse = false;
     if (this.#columns && no < this.#columns.capacity) this.#columns.live[no] = 0;
   }
@@ -178,10 +179,18 @@ export class Catalog {
     return this.#byId.get(id) ?? this.#base?.noOf(id);
   }
 
-  /** The loaded memories first, then those added or changed since. */
+  /**
+   * In storage order, as one map keeps it: a changed memory where it was, new ones after. With a
+   * loaded catalog, its memories first (a changed one's new entry in its place), then the rest.
+   */
   *values(): IterableIterator<CatalogEntry> {
-    if (this.#base) yield* this.#base.values();
-    yield* this.#byNo.values();
+    const base = this.#base;
+    if (!base) {
+      yield* this.#byNo.values();
+      return;
+    }
+    yield* base.values((no) => this.#byNo.get(no));
+    for (const e of this.#byNo.values()) if (!base.replaced(e.no)) yield e;
   }
 
   *nos(): IterableIterator<number> {
