@@ -423,6 +423,28 @@ describe('Bm25Index', () => {
       expect(flatState(builder.search)).toEqual(flatState(fromFlatState(state, options)));
     });
 
+    it('fills the documents\' maps a part at a time too, so no step does them all at once', () => {
+      const texts = Array.from({ length: 2500 }, (_, i) => `doc${i} shared`);
+      const { state } = decoded(indexOf(texts).save());
+      const options = { idField: 'no', fields: ['text'], tokenize, processTerm: (t: string) => t };
+      const builder = flatStateBuilder(state, options, checkFlatState(state));
+      const internals = builder.search as unknown as { _documentIds: Map<number, number> };
+      // With the clock past the end, 1,023 documents a step; the third ends them and adds 255 terms.
+      expect(builder.step(0)).toBe(true);
+      expect(internals._documentIds.size).toBe(1023);
+      expect(builder.search.termCount).toBe(0);
+      expect(builder.step(0)).toBe(true);
+      expect(internals._documentIds.size).toBe(2046);
+      expect(builder.step(0)).toBe(true);
+      expect(internals._documentIds.size).toBe(2500);
+      expect(builder.search.termCount).toBe(255);
+      // 2,501 terms: the other 2,246 in eight more steps of 255 and a last one.
+      let steps = 0;
+      while (builder.step(0)) steps++;
+      expect(steps).toBe(8);
+      expect(flatState(builder.search)).toEqual(flatState(fromFlatState(state, options)));
+    });
+
     it('still loads a state whose postings are out of short id order (never written, but readable before)', () => {
       const index = indexOf(['alpha beta', 'alpha', 'alpha gamma']);
       const { header, state } = decoded(index.save());
