@@ -51,7 +51,14 @@ describe('a loaded entity index', () => {
         const loaded = EntityIndex.load(bytes, { minCap: 4 });
         same(loaded, original, seeds);
         expect(loaded.save()).toEqual(bytes);
+        // Warmed a part at a time (each step as short as it may be), it answers the same throughout.
+        const warmed = EntityIndex.load(bytes, { minCap: 4 });
+        while (warmed.warm(0)) same(warmed, original, seeds);
+        same(warmed, original, seeds);
+        expect(warmed.save()).toEqual(bytes);
         const again = EntityIndex.load(bytes, { minCap: 4 });
+        // Part of the way through, then changed: the change finishes the maps first.
+        again.warm(0);
         for (const o of later) {
           apply(again, o);
           apply(original, o);
@@ -72,6 +79,24 @@ describe('a loaded entity index', () => {
       const weighted = seeds.map((no) => ({ no, weight: 1 }));
       expect(loaded.walk(weighted, [0, 1], { k: 10, tolerance: 0 })).toEqual(thawed.walk(weighted, [0, 1], { k: 10, tolerance: 0 }));
     }
+  });
+
+  it('warms 1,023 entities or memories a step when the clock is past, and a change finishes it', () => {
+    const original = new EntityIndex({ minCap: 2 });
+    for (let no = 0; no < 1500; no++) original.add(no, `Person${no % 1200} met Bob`);
+    const bytes = original.save();
+    const stepped = EntityIndex.load(bytes, { minCap: 2 });
+    let steps = 0;
+    while (stepped.warm(0)) steps++;
+    // 1,201 entities and 1,500 memories: 2,701 parts, three steps of 1,023 at most, the last one done.
+    expect(steps).toBe(2);
+    expect(stepped.warm(0)).toBe(false);
+    const changed = EntityIndex.load(bytes, { minCap: 2 });
+    expect(changed.warm(0)).toBe(true);
+    changed.remove(3);
+    original.remove(3);
+    expect(changed.warm(0)).toBe(false);
+    same(changed, original, [1, 2, 4]);
   });
 
   it('refuses a save whose entries are malformed', () => {

@@ -1,3 +1,4 @@
+import { now } from '../util/slices.js';
 import type { CatalogEntry } from './catalog-entry.js';
 import type { SavedCatalog } from './saved-catalog.js';
 
@@ -21,6 +22,8 @@ export class CatalogBase {
   readonly #state: Uint8Array;
   readonly #made: Array<CatalogEntry | undefined>;
   #ids: Map<string, number> | null = null;
+  /** Rows whose id is in `#ids`: it is made a part at a time (`fillIds`). */
+  #idsFilled = 0;
   #live: number;
   /** The largest number the saved catalog holds (−1 when it holds none). */
   readonly maxNo: number;
@@ -69,13 +72,23 @@ export class CatalogBase {
     return row < 0 ? undefined : this.#entry(row);
   }
 
-  noOf(id: string): number | undefined {
-    if (!this.#ids) {
-      const ids = new Map<string, number>();
-      for (let row = 0; row < this.#saved.count; row++) ids.set(this.#saved.id(row), row);
-      this.#ids = ids;
+  /**
+   * Adds rows to the id → number map until the clock reaches `until` (at least 1,023 rows, or all
+   * that are left); false once the map is whole. After an open it is filled in the background, so
+   * the first write seldom waits for it.
+   */
+  fillIds(until: number): boolean {
+    const ids = (this.#ids ??= new Map());
+    for (let k = 0; this.#idsFilled < this.#saved.count; this.#idsFilled++, k++) {
+      if (k % 1024 === 1023 && now() >= until) return true;
+      ids.set(this.#saved.id(this.#idsFilled), this.#idsFilled);
     }
-    const row = this.#ids.get(id);
+    return false;
+  }
+
+  noOf(id: string): number | undefined {
+    this.fillIds(Infinity);
+    const row = this.#ids!.get(id);
     return row === undefined || this.#state[row] !== LIVE ? undefined : this.#saved.no(row);
   }
 

@@ -179,6 +179,11 @@ export class Catalog {
     return this.#byId.get(id) ?? this.#base?.noOf(id);
   }
 
+  /** A part of a loaded catalog's id map (see `CatalogBase.fillIds`); false once none is left. */
+  fillIds(until: number): boolean {
+    return this.#base?.fillIds(until) ?? false;
+  }
+
   /**
    * In storage order, as one map keeps it: a changed memory where it was, new ones after. With a
    * loaded catalog, its memories first (a changed one's new entry in its place), then the rest.

@@ -4,6 +4,7 @@ import { sqlAnnStore } from '../storage/ann-store.js';
 import { storedEdges } from '../storage/edge-source.js';
 import { readVectorsByNo, type GraphEdgeRow } from '../storage/bulk-read.js';
 import type { MemoryRow, Repository } from '../storage/repository.js';
+import { nextSlice, now, SLICE_MS } from '../util/slices.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
 import { CATALOG, encodeCatalog } from './saved-catalog.js';
@@ -44,6 +45,8 @@ export class Indexes implements RecallParts {
   readonly #options: IndexOptions;
   /** Stamp of the indexes saved in `derived_index` (lexical, entities, vector codes), when it matches the ones in memory. */
   #savedStamp: string | null = null;
+  /** The background warm-up running after an open (`#warmLater`); replaced or cleared to stop it. */
+  #warming: object | null = null;
 
   constructor(repository: Repository, options: IndexOptions) {
     this.repository = repository;
@@ -64,6 +67,7 @@ export class Indexes implements RecallParts {
 
   /** Stops background indexing (before the database closes), saving what it has not saved yet when `save`. */
   close(save: boolean): void {
+    this.#warming = null;
     this.graph.stop?.();
     if (save) this.vector?.close?.();
     else this.vector?.dispose?.();
@@ -120,6 +124,26 @@ export class Indexes implements RecallParts {
     if (source === this.repository && this.graph.fill) this.graph.fill(storedEdges(source.db), logger);
     else for (const edge of rows.edges()) this.addEdge(edge);
     if (stamp && lexical && entities && catalog && (quantized || !this.vector?.saveQuantized)) this.#savedStamp = stamp.key;
+    if (catalog || entities) this.#warmLater();
+  }
+
+  /**
+   * After an open from saved indexes, makes what a first write would otherwise make (the loaded
+   * catalog's id map, the loaded entity index's maps) in slices, so a write that comes a moment
+   * later finds them made and queries meanwhile wait at most a slice.
+   */
+  #warmLater(): void {
+    const token = {};
+    this.#warming = token;
+    const started = now();
+    const slice = () => {
+      if (this.#warming !== token) return;
+      const until = now() + SLICE_MS;
+      if (this.catalog.fillIds(until) || (this.entities.warm?.(until) ?? false)) return nextSlice(slice);
+      this.#warming = null;
+      this.#logger('debug', `made the loaded catalog's id map and entity maps in ${(now() - started).toFixed(0)} ms`, { memories: this.catalog.size });
+    };
+    nextSlice(slice);
   }
 
   /** Hands the saved codes to a vector index that can answer from them without the vectors being read. */

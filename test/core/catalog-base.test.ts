@@ -88,6 +88,25 @@ describe('a catalog adopted from its saved form', () => {
     );
   });
 
+  it('makes its id map a part at a time, and a lookup by id finishes it', () => {
+    const entries: CatalogEntry[] = Array.from({ length: 2500 }, (_, i) => ({ no: i + 1, id: `m${i + 1}`, kind: null, domain: null, metadata: {}, createdAt: 1, validFrom: 1, validTo: null }));
+    const stepped = new Catalog();
+    stepped.adopt(decodeCatalog(encodeCatalog(entries)));
+    // With the clock past the end, 1,023 ids a step: two steps with some left, then the last.
+    expect(stepped.fillIds(0)).toBe(true);
+    expect(stepped.fillIds(0)).toBe(true);
+    expect(stepped.fillIds(0)).toBe(false);
+    expect(stepped.fillIds(0)).toBe(false);
+    expect(stepped.noOf('m2500')).toBe(2500);
+    const partly = new Catalog();
+    partly.adopt(decodeCatalog(encodeCatalog(entries)));
+    expect(partly.fillIds(0)).toBe(true);
+    expect(partly.noOf('m2500')).toBe(2500);
+    expect(partly.noOf('m1')).toBe(1);
+    expect(partly.fillIds(0)).toBe(false);
+    expect(new Catalog().fillIds(0)).toBe(false);
+  });
+
   it('keeps the entry it made, so what a recall notes on it stays, until the memory changes', () => {
     const catalog = new Catalog();
     const entry: CatalogEntry = { no: 4, id: 'adr-007', kind: 'decision', domain: null, metadata: { sessionId: 's1' }, createdAt: 1, validFrom: 1, validTo: null };

@@ -1,6 +1,6 @@
 import type { EntityLeg, EntityWalkOptions, Scored } from '../types.js';
 import { EXTRACTOR_VERSION, extractEntities } from './entities.js';
-import { LoadedEntities } from './loaded-entities.js';
+import { LoadedEntities, type EntityMaps } from './loaded-entities.js';
 
 const FORMAT = 'hybridmind.entities';
 const FORMAT_VERSION = 1;
@@ -146,6 +146,8 @@ export class EntityIndex implements EntityLeg {
   #of = new Map<number, number[]>();
   /** A loaded index, read in place until its first change (`#thaw`); the maps above are empty meanwhile. */
   #loaded: LoadedEntities | null = null;
+  /** The maps being made from `#loaded` in the background (`warm`), swapped in when whole. */
+  #thawing: { maps: EntityMaps; step(until: number): boolean } | null = null;
   readonly #maxShare: number | undefined;
   readonly #minCap: number | undefined;
 
@@ -159,9 +161,22 @@ export class EntityIndex implements EntityLeg {
   }
 
   #thaw(): void {
-    if (!this.#loaded) return;
-    ({ postings: this.#postings, of: this.#of } = this.#loaded.maps());
+    this.warm(Infinity);
+  }
+
+  /**
+   * Makes a loaded index's sets and maps a part at a time (see `LoadedEntities.mapsBuilder`),
+   * answering from the loaded form meanwhile; false once they are made (or there is nothing to
+   * make). A change finishes them first.
+   */
+  warm(until: number): boolean {
+    if (!this.#loaded) return false;
+    const thawing = (this.#thawing ??= this.#loaded.mapsBuilder());
+    if (thawing.step(until)) return true;
+    ({ postings: this.#postings, of: this.#of } = thawing.maps);
     this.#loaded = null;
+    this.#thawing = null;
+    return false;
   }
 
   #df(id: number): number {
@@ -199,6 +214,7 @@ export class EntityIndex implements EntityLeg {
 
   clear(): void {
     this.#loaded = null;
+    this.#thawing = null;
     this.#keys.clear();
     this.#postings.length = 0;
     this.#of.clear();

@@ -6,6 +6,8 @@
  * maps (`EntityMaps`).
  */
 
+import { now } from '../../util/slices.js';
+
 /** Numbers past this many times the memory count (plus a floor) are looked up through a map instead of an array. */
 const SPARSE_FACTOR = 8;
 const DENSE_FLOOR = 1024;
@@ -90,11 +92,29 @@ export class LoadedEntities {
     return this.#starts[id + 1]! - this.#starts[id]!;
   }
 
-  /** The maps `EntityIndex` changes, holding what this holds in the same orders. */
-  maps(): EntityMaps {
-    const postings = Array.from({ length: this.#entityCount }, (_, id) => new Set(this.posting(id)));
-    const of = new Map<number, number[]>();
-    for (let i = 0; i < this.#of.length; i += 2 + this.#of[i + 1]!) of.set(this.#of[i]!, this.#of.slice(i + 2, i + 2 + this.#of[i + 1]!));
-    return { postings, of };
+  /**
+   * The maps `EntityIndex` changes, holding what this holds in the same orders, made a part at a
+   * time: each `step` adds entities' sets, then memories' entries, until the clock reaches `until`
+   * (at least 1,023 of them, or all that are left), and returns whether any are left. `maps` is
+   * whole once a step returns false.
+   */
+  mapsBuilder(): { maps: EntityMaps; step(until: number): boolean } {
+    const maps: EntityMaps = { postings: [], of: new Map() };
+    const of = this.#of;
+    let id = 0;
+    let at = 0;
+    const step = (until: number): boolean => {
+      let k = 0;
+      for (; id < this.#entityCount; id++, k++) {
+        if (k % 1024 === 1023 && now() >= until) return true;
+        maps.postings.push(new Set(this.posting(id)));
+      }
+      for (; at < of.length; at += 2 + of[at + 1]!, k++) {
+        if (k % 1024 === 1023 && now() >= until) return true;
+        maps.of.set(of[at]!, of.slice(at + 2, at + 2 + of[at + 1]!));
+      }
+      return false;
+    };
+    return { maps, step };
   }
 }
