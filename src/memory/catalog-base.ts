@@ -11,8 +11,8 @@ const REPLACED = 2;
  * The memories a loaded catalog held when the store opened, answered from the saved columns
  * (`SavedCatalog`). A memory changed or forgotten since is marked here; the catalog keeps a
  * changed memory's new entry in its own maps. An entry is made the first time it is asked for and
- * kept, so a recall's note on it (the speaker) stays; the id → number map is made on the first
- * lookup by id.
+ * kept, so a recall's note on it (the speaker) stays; the id → number map is made in slices after
+ * an open (`fillIds`), or the rest of it at once by a lookup by id.
  */
 export class CatalogBase {
   readonly #saved: SavedCatalog;

@@ -144,7 +144,7 @@ export class EntityIndex implements EntityLeg {
   readonly #keys = new Map<string, number>();
   #postings: Array<Set<number>> = [];
   #of = new Map<number, number[]>();
-  /** A loaded index, read in place until its first change (`#thaw`); the maps above are empty meanwhile. */
+  /** A loaded index, read in place until its maps are made (`warm`, or `#thaw` at the first change); the maps above are empty meanwhile. */
   #loaded: LoadedEntities | null = null;
   /** The maps being made from `#loaded` in the background (`warm`), swapped in when whole. */
   #thawing: { maps: EntityMaps; step(until: number): boolean } | null = null;

@@ -2,8 +2,8 @@
  * A saved entity index as read, before anything changes it: each memory's entity ids stay in the
  * saved array and the postings are laid out once in flat arrays. Making a set per entity and an
  * array and map entry per memory (100k of them, most naming no entity) was a fifth of a 100k
- * store's cold open. `EntityIndex` answers from here until its first change, which makes the
- * maps (`EntityMaps`).
+ * store's cold open. `EntityIndex` answers from here until the maps it changes (`EntityMaps`)
+ * are made: in slices after an open, or at once by its first change.
  */
 
 import { now } from '../../util/slices.js';
