@@ -1,4 +1,4 @@
-import { now } from '../util/slices.js';
+import { partSpent } from '../util/slices.js';
 import type { CatalogEntry } from './catalog-entry.js';
 import type { SavedCatalog } from './saved-catalog.js';
 
@@ -16,8 +16,6 @@ const REPLACED = 2;
  */
 export class CatalogBase {
   readonly #saved: SavedCatalog;
-  /** Number → row: an array while numbers are dense (`dense`), else a map. */
-  readonly #rowOf: Int32Array | Map<number, number>;
   /** Per row, LIVE, FORGOTTEN or REPLACED. */
   readonly #state: Uint8Array;
   readonly #made: Array<CatalogEntry | undefined>;
@@ -25,27 +23,17 @@ export class CatalogBase {
   /** Rows whose id is in `#ids`: it is made a part at a time (`fillIds`). */
   #idsFilled = 0;
   #live: number;
-  /** The largest number the saved catalog holds (−1 when it holds none). */
-  readonly maxNo: number;
 
-  /** `dense(maxNo)`: whether numbers up to `maxNo` are few enough for an array indexed by number. */
-  constructor(saved: SavedCatalog, dense: (maxNo: number) => boolean) {
+  constructor(saved: SavedCatalog) {
     this.#saved = saved;
     this.#state = new Uint8Array(saved.count);
     this.#made = new Array<CatalogEntry | undefined>(saved.count);
     this.#live = saved.count;
-    let maxNo = -1;
-    for (let row = 0; row < saved.count; row++) maxNo = Math.max(maxNo, saved.no(row));
-    this.maxNo = maxNo;
-    if (dense(maxNo)) {
-      const rowOf = new Int32Array(maxNo + 1).fill(-1);
-      for (let row = 0; row < saved.count; row++) rowOf[saved.no(row)] = row;
-      this.#rowOf = rowOf;
-    } else {
-      const rowOf = new Map<number, number>();
-      for (let row = 0; row < saved.count; row++) rowOf.set(saved.no(row), row);
-      this.#rowOf = rowOf;
-    }
+  }
+
+  /** The largest number the saved catalog holds (−1 when it holds none). */
+  get maxNo(): number {
+    return this.#saved.rows.last;
   }
 
   get size(): number {
@@ -54,7 +42,7 @@ export class CatalogBase {
 
   /** The row that held `no` when the store opened, or −1. */
   #rowOfNo(no: number): number {
-    return this.#rowOf instanceof Map ? (this.#rowOf.get(no) ?? -1) : no >= 0 && no < this.#rowOf.length ? this.#rowOf[no]! : -1;
+    return this.#saved.rows.get(no);
   }
 
   /** The row holding `no` and still answered from here, or −1. */
@@ -80,7 +68,7 @@ export class CatalogBase {
   fillIds(until: number): boolean {
     const ids = (this.#ids ??= new Map());
     for (let k = 0; this.#idsFilled < this.#saved.count; this.#idsFilled++, k++) {
-      if (k % 1024 === 1023 && now() >= until) return true;
+      if (partSpent(k, until)) return true;
       ids.set(this.#saved.id(this.#idsFilled), this.#idsFilled);
     }
     return false;

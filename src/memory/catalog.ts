@@ -1,16 +1,9 @@
 import { recordedBy, statusAt } from '../legs/time/temporal.js';
 import type { MemoryRow } from '../storage/repository.js';
+import { denseLimit } from '../util/number-positions.js';
 import { CatalogBase } from './catalog-base.js';
 import { entryOf, type CatalogEntry } from './catalog-entry.js';
 import type { SavedCatalog } from './saved-catalog.js';
-
-/**
- * Numbers past this many times the catalog's size (plus a floor) are too sparse for the
- * per-number columns below: a store whose row numbers ran far ahead of its size, or a catalog of
- * a few candidates (the Postgres engine's, per recall), keeps only the maps.
- */
-const SPARSE_FACTOR = 8;
-const DENSE_FLOOR = 1024;
 
 /**
  * When each memory was recorded and is valid, in columns indexed by number, so the check every
@@ -73,7 +66,7 @@ export class Catalog {
   /** Starts over from a saved catalog, read in place. */
   adopt(saved: SavedCatalog): void {
     this.clear();
-    this.#base = new CatalogBase(saved, (maxNo) => maxNo < Math.max(DENSE_FLOOR, SPARSE_FACTOR * saved.count));
+    this.#base = new CatalogBase(saved);
   }
 
   set(row: Omit<MemoryRow, 'text'>): CatalogEntry {
@@ -122,9 +115,13 @@ export class Catalog {
     return (no) => no < n && live[no] === 1 && (!asOf || createdAt[no]! <= reference) && (includeHistorical || (validFrom[no]! <= reference && validTo[no]! > reference));
   }
 
-  /** Numbers below this are dense enough for the columns. */
+  /**
+   * Numbers below this are dense enough for the columns; a store whose row numbers ran far ahead
+   * of its size, or a catalog of a few candidates (the Postgres engine's, per recall), keeps only
+   * the maps.
+   */
   #limit(): number {
-    return Math.max(DENSE_FLOOR, SPARSE_FACTOR * this.size);
+    return denseLimit(this.size);
   }
 
   /** Whether the columns can hold `no`: an index into them, below the limit. */

@@ -11,6 +11,7 @@
  */
 import type { Metadata } from '../types.js';
 import { readLE, writeLE } from '../util/endian.js';
+import { NumberPositions } from '../util/number-positions.js';
 import type { CatalogEntry } from './catalog-entry.js';
 import type { Saved } from './saved-lexical.js';
 
@@ -65,9 +66,12 @@ export class SavedCatalog {
   readonly #text: string;
   /** Rows whose metadata is not `{}`, parsed (and so checked) when read. */
   readonly #metadata: Map<number, Metadata>;
+  /** Memory number → row. */
+  readonly rows: NumberPositions;
 
-  constructor(count: number, numbers: Float64Array, lengths: Uint32Array, starts: Uint32Array, text: string, metadata: Map<number, Metadata>) {
+  constructor(count: number, numbers: Float64Array, lengths: Uint32Array, starts: Uint32Array, text: string, metadata: Map<number, Metadata>, rows: NumberPositions) {
     this.count = count;
+    this.rows = rows;
     this.#numbers = numbers;
     this.#lengths = lengths;
     this.#starts = starts;
@@ -166,5 +170,7 @@ export function decodeCatalog(bytes: Uint8Array): SavedCatalog {
     metadata.set(i, parsed as Metadata);
   }
   if (from !== text.length) throw new Error(`the strings hold ${text.length} characters, the rows use ${from}`);
-  return new SavedCatalog(n, numbers, lengths, starts, text, metadata);
+  const rows = NumberPositions.of(n, (i) => numbers[i]!);
+  if (rows === null) throw new Error('a memory number appears twice');
+  return new SavedCatalog(n, numbers, lengths, starts, text, metadata, rows);
 }

@@ -1,6 +1,15 @@
 /** Background index work (the HNSW build, the read-back of f32 copies, the graph fill) runs in time slices of this many ms, so writes and queries interleave with it. */
 export const SLICE_MS = 12;
 
+/**
+ * In a loop that does a part of its work per call: whether the part is spent before its `k`-th
+ * item. The clock is read every 1,024 items (an item costs less than reading it), so each part
+ * does at least 1,023.
+ */
+export function partSpent(k: number, until: number): boolean {
+  return k % 1024 === 1023 && now() >= until;
+}
+
 export function now(): number {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();
 }

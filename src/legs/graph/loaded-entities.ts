@@ -6,11 +6,8 @@
  * are made: in slices after an open, or at once by its first change.
  */
 
-import { now } from '../../util/slices.js';
-
-/** Numbers past this many times the memory count (plus a floor) are looked up through a map instead of an array. */
-const SPARSE_FACTOR = 8;
-const DENSE_FLOOR = 1024;
+import { NumberPositions } from '../../util/number-positions.js';
+import { partSpent } from '../../util/slices.js';
 
 export interface EntityMaps {
   postings: Array<Set<number>>;
@@ -22,8 +19,8 @@ export class LoadedEntities {
   readonly #of: readonly number[];
   readonly count: number;
   readonly #entityCount: number;
-  /** Memory number → where its entry starts in `#of`: an array while numbers are dense, else a map. */
-  readonly #at: Int32Array | Map<number, number>;
+  /** Memory number → where its entry starts in `#of`. */
+  readonly #at: NumberPositions;
   /** Entity id → its memories are `#nos[#starts[id]]` up to `#starts[id + 1]`, in the order they were added. */
   readonly #starts: Int32Array;
   readonly #nos: Float64Array;
@@ -35,8 +32,7 @@ export class LoadedEntities {
     // First pass: check each entry, count memories and each entity's distinct memories.
     const sizes = new Int32Array(entityCount + 1);
     const lastEntry = new Int32Array(entityCount).fill(-1);
-    let count = 0;
-    let last = 0;
+    const entries: number[] = [];
     for (let i = 0; i < of.length; ) {
       const no = of[i];
       const n = of[i + 1];
@@ -48,11 +44,12 @@ export class LoadedEntities {
         if (lastEntry[id] !== i) sizes[id + 1]!++;
         lastEntry[id] = i;
       }
-      if (no > last) last = no;
-      count++;
+      entries.push(i);
       i += 2 + n;
     }
-    const at: Int32Array | Map<number, number> = last < Math.max(DENSE_FLOOR, SPARSE_FACTOR * count) ? new Int32Array(last + 1).fill(-1) : new Map();
+    const count = entries.length;
+    const at = NumberPositions.of(count, (e) => of[entries[e]!] as number, (e) => entries[e]!);
+    if (at === null) throw new Error('malformed entries: a memory appears twice');
     const starts = new Int32Array(entityCount + 1);
     for (let id = 0; id < entityCount; id++) starts[id + 1] = starts[id]! + sizes[id + 1]!;
     const nos = new Float64Array(starts[entityCount]!);
@@ -61,9 +58,6 @@ export class LoadedEntities {
     for (let i = 0; i < of.length; ) {
       const no = of[i] as number;
       const n = of[i + 1] as number;
-      if (at instanceof Map ? at.has(no) : at[no] !== -1) throw new Error(`malformed entry at ${i}: memory ${no} appears twice`);
-      if (at instanceof Map) at.set(no, i);
-      else at[no] = i;
       for (let j = i + 2; j < i + 2 + n; j++) {
         const id = of[j] as number;
         if (lastEntry[id] !== i) nos[filled[id]!++] = no;
@@ -80,8 +74,8 @@ export class LoadedEntities {
   }
 
   entitiesOf(no: number): number[] | undefined {
-    const i = this.#at instanceof Map ? this.#at.get(no) : Number.isInteger(no) && no >= 0 && no < this.#at.length && this.#at[no] !== -1 ? this.#at[no] : undefined;
-    return i === undefined ? undefined : this.#of.slice(i + 2, i + 2 + this.#of[i + 1]!);
+    const i = this.#at.get(no);
+    return i < 0 ? undefined : this.#of.slice(i + 2, i + 2 + this.#of[i + 1]!);
   }
 
   posting(id: number): Float64Array {
@@ -106,11 +100,11 @@ export class LoadedEntities {
     const step = (until: number): boolean => {
       let k = 0;
       for (; id < this.#entityCount; id++, k++) {
-        if (k % 1024 === 1023 && now() >= until) return true;
+        if (partSpent(k, until)) return true;
         maps.postings.push(new Set(this.posting(id)));
       }
       for (; at < of.length; at += 2 + of[at + 1]!, k++) {
-        if (k % 1024 === 1023 && now() >= until) return true;
+        if (partSpent(k, until)) return true;
         maps.of.set(of[at]!, of.slice(at + 2, at + 2 + of[at + 1]!));
       }
       return false;

@@ -7,7 +7,8 @@
  * an upgrade that changes these internals fails there.
  */
 import MiniSearch, { type Options } from 'minisearch';
-import { now } from '../../util/slices.js';
+import { NumberPositions } from '../../util/number-positions.js';
+import { now, partSpent } from '../../util/slices.js';
 
 /** The parts of minisearch's state an index is made of (private fields in its typings). */
 interface Internals {
@@ -105,7 +106,7 @@ export function checkFlatState(state: FlatState): CheckedState {
     if (known[shortId] === 1) throw new Error(`short id ${shortId} appears twice`);
     known[shortId] = 1;
   }
-  if (repeatsNo(docs)) throw new Error('a memory number appears twice');
+  if (NumberPositions.of(count, (i) => docs[3 * i + 1]!) === null) throw new Error('a memory number appears twice');
   const offsets = new Float64Array(terms.length);
   // Strictly increasing terms cannot repeat; only a save that is not in order needs the set.
   let termsSorted = true;
@@ -168,7 +169,7 @@ export function flatStateBuilder(state: FlatState, options: Options<{ no: number
   let next = 0;
   const step = (until: number): boolean => {
     for (let k = 0; doc < docs.length; doc += 3, k++) {
-      if (k % 1024 === 1023 && now() >= until) return true;
+      if (partSpent(k, until)) return true;
       m._documentIds.set(docs[doc]!, docs[doc + 1]!);
       m._idToShortId.set(docs[doc + 1]!, docs[doc]!);
       m._fieldLength.set(docs[doc]!, [docs[doc + 2]!]);
@@ -185,22 +186,6 @@ export function flatStateBuilder(state: FlatState, options: Options<{ no: number
     }
   };
   return { search, step };
-}
-
-/** Whether a memory number appears twice in `docs`: a bitmap while the numbers are dense (a store's row numbers), a set otherwise. */
-function repeatsNo(docs: ArrayLike<number>): boolean {
-  let last = 0;
-  for (let i = 1; i < docs.length; i += 3) last = Math.max(last, docs[i]!);
-  const dense = last < 8 * docs.length + 1024;
-  const bitmap = dense ? new Uint8Array(last + 1) : null;
-  const set = dense ? null : new Set<number>();
-  for (let i = 1; i < docs.length; i += 3) {
-    const no = docs[i]!;
-    if (bitmap ? bitmap[no] === 1 : set!.has(no)) return true;
-    if (bitmap) bitmap[no] = 1;
-    else set!.add(no);
-  }
-  return false;
 }
 
 function isIndex(value: unknown, max: number): value is number {
