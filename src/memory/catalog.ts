@@ -58,6 +58,8 @@ export class Catalog {
   #columns: ValidityColumns | null = null;
   /** The numbers were found too sparse for columns, and nothing changed since: recalls need not look again. */
   #sparse = false;
+  /** Measured by the first `acceptsEvery` call, then widened by every entry added. */
+  #window: Window | null = null;
 
   get size(): number {
     return this.#byNo.size + (this.#base?.size ?? 0);
@@ -82,6 +84,7 @@ export class Catalog {
     this.#byId.set(entry.id, entry.no);
     this.#sparse = false;
     if (this.#columns) this.#putColumns(entry);
+    if (this.#window) widen(this.#window, entry.createdAt, entry.validFrom, entry.validTo ?? Infinity);
     return entry;
   }
 
@@ -113,6 +116,27 @@ export class Catalog {
     const n = live.length;
     // recordedBy and statusAt over the columns (validTo is +Infinity where the entry has null).
     return (no) => no < n && live[no] === 1 && (!asOf || createdAt[no]! <= reference) && (includeHistorical || (validFrom[no]! <= reference && validTo[no]! > reference));
+  }
+
+  /**
+   * Whether `acceptor(reference, asOf, includeHistorical)` accepts every memory held, so a leg
+   * may skip the test: hnswlib calls a JavaScript filter through embind for every node its walk
+   * visits, ~0.4 ms of a 2 ms hybrid recall at 100k memories. False when unsure.
+   */
+  acceptsEvery(reference: number, asOf: boolean, includeHistorical: boolean): boolean {
+    const w = (this.#window ??= this.#measureWindow());
+    return (!asOf || w.recorded <= reference) && (includeHistorical || (w.from <= reference && w.to > reference));
+  }
+
+  #measureWindow(): Window {
+    const w: Window = { recorded: -Infinity, from: -Infinity, to: Infinity };
+    const c = this.#columnsIfDense();
+    if (c) {
+      for (let no = 0; no < c.capacity; no++) if (c.live[no] === 1) widen(w, c.createdAt[no]!, c.validFrom[no]!, c.validTo[no]!);
+    } else {
+      for (const e of this.values()) widen(w, e.createdAt, e.validFrom, e.validTo ?? Infinity);
+    }
+    return w;
   }
 
   /**
@@ -206,5 +230,23 @@ export class Catalog {
     this.#byId.clear();
     this.#columns = null;
     this.#sparse = false;
+    this.#window = null;
   }
+}
+
+/**
+ * The latest recording and start of validity and the earliest end of it over the memories held.
+ * A removal leaves the window as it was, so it can only be wider than the memories left: it may
+ * make `acceptsEvery` say false when every one would pass, never true when one would not.
+ */
+interface Window {
+  recorded: number;
+  from: number;
+  to: number;
+}
+
+function widen(w: Window, createdAt: number, validFrom: number, validTo: number): void {
+  if (createdAt > w.recorded) w.recorded = createdAt;
+  if (validFrom > w.from) w.from = validFrom;
+  if (validTo < w.to) w.to = validTo;
 }

@@ -90,7 +90,9 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
   const needSeeds = o.mode === 'hybrid' || (o.mode === 'graph' && o.anchors === null);
   const useVector = (o.mode === 'vector' || needSeeds) && parts.vector !== null && queryVector !== null && parts.vector.size > 0;
   const useLexical = o.mode === 'lexical' || needSeeds;
-  const vector = useVector ? parts.vector!.search(queryVector!, pool, accept) : null;
+  // The vector index holds only memories the catalog does: a test that passes them all is skipped.
+  const acceptsAll = o.filter === null && parts.catalog.acceptsEvery(reference, o.asOf !== null, o.includeHistorical);
+  const vector = useVector ? parts.vector!.search(queryVector!, pool, acceptsAll ? undefined : accept) : null;
   const lexical = useLexical ? parts.lexical.search(query, pool, accept) : null;
 
   let graph: GraphHit[] | null = null;
