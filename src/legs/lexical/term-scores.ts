@@ -167,15 +167,17 @@ export class DocTable {
     const nos = this.#nos;
     const lengths = this.#lengths;
     let matching = freqs.size;
+    // minisearch takes the log for every posting; it changes only when `matching` does.
+    let invDocFreq = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
     const score = (docId: number, termFreq: number): void => {
       const id = docId < nos.length ? nos[docId]! : NONE;
       // A discarded document still in the postings: minisearch skips it and stops counting it.
       if (id === NONE) {
         matching -= 1;
+        invDocFreq = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
         return;
       }
       const fieldLength = lengths[docId]!;
-      const invDocFreq = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
       const raw = invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
       // minisearch weighs by term weight · term boost · field boost · document boost, here 1 · boost · 1 · 1.
       visit(id, 1 * boost * 1 * 1 * raw, docId);
