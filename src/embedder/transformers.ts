@@ -54,14 +54,25 @@ type EnvSnapshot = Partial<Pick<TransformersEnvironment, EnvKey>>;
 
 /** The two parts of transformers.js the embedder uses; a bundle that hands them in keeps the rest tree-shaken. */
 export type TransformersModule = Pick<typeof import('@huggingface/transformers'), 'pipeline' | 'env'>;
-let provided: TransformersModule | undefined;
+/** transformers.js itself, or a function that loads it (a bundle's own dynamic import, so a store opened without a model never evaluates it). */
+export type TransformersSource = TransformersModule | (() => Promise<TransformersModule>);
+let provided: TransformersSource | undefined;
 
 /**
- * Hands in transformers.js for entries that bundle it (the prebuilt worker imports it statically,
- * so the bundle carries it); elsewhere it is an optional peer dependency loaded on first use.
+ * Hands in transformers.js for entries that bundle it (the prebuilt worker hands in its own
+ * dynamic import, so the bundle carries it in a chunk of its own); elsewhere it is an optional
+ * peer dependency loaded on first use.
  */
-export function provideTransformers(module: TransformersModule): void {
-  provided = module;
+export function provideTransformers(source: TransformersSource): void {
+  provided = source;
+}
+
+async function loadProvided(method: string, load: () => Promise<TransformersModule>): Promise<TransformersModule> {
+  try {
+    return await load();
+  } catch (cause) {
+    throw new HybridMindError('EMBEDDER', method, `could not load transformers.js: ${(cause as Error)?.message ?? show(cause)}`, { cause });
+  }
 }
 
 /** transformers.js keeps its settings in one global `env`: loads take turns so they cannot see each other's. */
@@ -159,7 +170,9 @@ export class TransformersEmbedder implements Embedder {
     const allowRemote = options.allowRemoteModels ?? true;
     const where = options.localModelPath ?? (allowRemote ? 'the hub' : 'transformers.js’ default local path');
     const started = Date.now();
-    const transformers = provided ?? await optionalImport<TransformersModule>(m, '@huggingface/transformers', '@huggingface/transformers');
+    const transformers = provided === undefined
+      ? await optionalImport<TransformersModule>(m, '@huggingface/transformers', '@huggingface/transformers')
+      : typeof provided === 'function' ? await loadProvided(m, provided) : provided;
     let extractor: FeatureExtractionPipeline;
     try {
       extractor = await withEnv(transformers.env, options, allowRemote, () =>
