@@ -26,7 +26,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * so a new owner retries for a while before reporting BUSY.
  */
 async function openDriver(store: string, timeoutMs: number): Promise<SqliteWasmDriver> {
-  const sqlite3 = await loadSqlite3();
+  const sqlite3 = await loadSqlite3({ sahpoolOnly: true });
   const install = (sqlite3 as unknown as { installOpfsSAHPoolVfs?: (o: object) => Promise<{ vfsName: string }> }).installOpfsSAHPoolVfs;
   if (!install) throw new HybridMindError('UNSUPPORTED', 'connect', 'this SQLite-WASM build has no opfs-sahpool VFS');
   const deadline = Date.now() + timeoutMs;

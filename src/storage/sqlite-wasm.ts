@@ -18,13 +18,16 @@ let modulePromise: Promise<Sqlite3Static> | undefined;
 
 /**
  * Loads SQLite-WASM once per JS realm. Outside a browser the OPFS VFSes cannot work, and the
- * module would warn about them on every start, so they are disabled there.
+ * module would warn about them on every start, so they are disabled there. `sahpoolOnly`: the
+ * caller opens stores on `opfs-sahpool` alone (the worker), so the other OPFS VFSes are not set
+ * up either: where the page is cross-origin isolated, the `opfs` VFS starts a second worker and
+ * waits for it during the module's start. A `sqlite3ApiConfig` the app set itself is kept.
  */
-export function loadSqlite3(): Promise<Sqlite3Static> {
+export function loadSqlite3(options: { sahpoolOnly?: boolean } = {}): Promise<Sqlite3Static> {
   if (!modulePromise) {
     const g = globalThis as { sqlite3ApiConfig?: unknown; navigator?: unknown; document?: unknown; WorkerGlobalScope?: unknown };
     const inBrowser = typeof g.document !== 'undefined' || typeof g.WorkerGlobalScope !== 'undefined';
-    if (!inBrowser && g.sqlite3ApiConfig === undefined) {
+    if ((!inBrowser || options.sahpoolOnly) && g.sqlite3ApiConfig === undefined) {
       g.sqlite3ApiConfig = { disable: { vfs: { opfs: true, 'opfs-vfs': true, 'opfs-wl': true } } };
     }
     const init = sqlite3InitModule as unknown as (opts: object) => Promise<Sqlite3Static>;

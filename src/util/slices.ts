@@ -15,12 +15,15 @@ export function now(): number {
 }
 
 /**
- * The next slice of background work, after pending I/O and timers. Node's setTimeout(0) waits at
- * least 1 ms, about a tenth of each 12 ms slice, where setImmediate yields just as well without
- * the wait.
+ * The next slice of background work, after pending I/O, timers and messages. Node's setTimeout(0)
+ * waits at least 1 ms, about a tenth of each 12 ms slice, where setImmediate yields just as well
+ * without the wait. In a browser worker, slices posted as background-priority tasks let a message
+ * that arrives meanwhile run first: with timers, the first recall after an open at 10k waited
+ * ~60 ms behind the open's background fills.
  */
 export function nextSlice(fn: () => void): void {
-  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
-  if (immediate) immediate(fn);
+  const g = globalThis as { setImmediate?: (fn: () => void) => unknown; scheduler?: { postTask?: (fn: () => void, o: { priority: string }) => Promise<unknown> } };
+  if (g.setImmediate) g.setImmediate(fn);
+  else if (g.scheduler?.postTask) void g.scheduler.postTask(fn, { priority: 'background' });
   else setTimeout(fn, 0);
 }
