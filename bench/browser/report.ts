@@ -35,7 +35,7 @@ export interface BrowserReport {
   commit: string;
   machine: SpeedReport['machine'];
   chromium: { version: string; userAgent: string; executable: string; args: string[] } | null;
-  settings: { sizes: number[]; queries: number; dim: number; open: Record<string, unknown>; ingest: string; recall: Record<string, unknown>; coldOpen: string; memory: string };
+  settings: { sizes: number[]; queries: number; dim: number; page: string; open: Record<string, unknown>; ingest: string; recall: Record<string, unknown>; coldOpen: string; memory: string };
   load: { start: number; end: number };
   sizes: BrowserSize[];
 }
@@ -71,6 +71,7 @@ export function renderBrowser(r: BrowserReport): string {
     '## Settings',
     '',
     `- corpus: bench/lib/corpus.ts \`makeCorpus(n, ${r.settings.dim})\` (the Node harness's generator and seed), generated inside the page; ${r.settings.queries} queries`,
+    `- page: ${r.settings.page}`,
     `- open: \`${JSON.stringify(r.settings.open)}\``,
     `- ingest: ${r.settings.ingest}`,
     `- recall: \`${JSON.stringify(r.settings.recall)}\`, timed in the page (round trip to the worker included)`,

@@ -1,17 +1,19 @@
 /**
  * The speed harness in Chromium: the memory worker on OPFS (opfs-sahpool), driven through
- * Playwright's library API against the Vite dev server. Per size, in a fresh browser profile on
+ * Playwright's library API against a production build of the bench page (`vite build`, served by
+ * `vite preview`), as an app ships it: the dev server serves the worker as hundreds of separate
+ * modules, which a cold open would pay for and no user does. Per size, in a fresh browser profile on
  * disk (an incognito context would keep OPFS in memory): ingest, hybrid p50/p95, the worker's
  * memory, then a reload and a cold open of the persisted store up to its first hybrid answer.
  * Written to bench/results/browser.{json,md} beside the Node figures of bench/results/speed.json.
  */
 import { execFileSync } from 'node:child_process';
-import { realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
-import { createServer } from 'vite';
+import { build, preview } from 'vite';
+import { hybridmind } from '../../src/vite/index.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../playwright.config.js';
 import { makeCorpus } from '../lib/corpus.js';
 import { summarize } from '../lib/stats.js';
@@ -131,14 +133,12 @@ async function runSize(n: number, o: BrowserOptions, url: string): Promise<{ siz
 }
 
 export async function runBrowser(o: BrowserOptions): Promise<BrowserSize[]> {
-  const server = await createServer({
-    configFile: new URL('../../vite.config.ts', import.meta.url).pathname,
-    logLevel: 'warn',
-    // node_modules may be a symlink (a worktree sharing its checkout's): its real path must be served too.
-    server: { port: o.port, strictPort: true, headers: ISOLATION, fs: { allow: ['.', realpathSync('node_modules')] } },
-    optimizeDeps: { entries: ['bench/browser/page.html'] },
-  });
-  await server.listen();
+  const root = new URL('../../', import.meta.url).pathname;
+  const outDir = await mkdtemp(join(os.tmpdir(), 'hybridmind-browser-build-'));
+  // The page opens with `model: false`, so the build carries no model files; the plugin patches hnswlib as in an app.
+  const config = { root, configFile: false as const, logLevel: 'error' as const, appType: 'mpa' as const, plugins: hybridmind({ models: false }), worker: { format: 'es' as const, plugins: () => hybridmind({ models: false }) } };
+  await build({ ...config, build: { outDir, emptyOutDir: true, target: 'es2022', chunkSizeWarningLimit: 4000, rollupOptions: { input: { bench: join(root, 'bench/browser/page.html') } } } });
+  const server = await preview({ ...config, build: { outDir }, preview: { port: o.port, strictPort: true, headers: ISOLATION } });
   const out: BrowserSize[] = [];
   try {
     for (const n of o.sizes) {
@@ -147,7 +147,8 @@ export async function runBrowser(o: BrowserOptions): Promise<BrowserSize[]> {
       await o.onSize(out, browser);
     }
   } finally {
-    await server.close();
+    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
+    await rm(outDir, { recursive: true, force: true });
   }
   return out;
 }
