@@ -17,6 +17,8 @@ export default defineConfig({
     target: 'es2022',
     minify: true,
     assetsInlineLimit: 0,
+    // A worker has no document: Vite's preload helper for dynamic imports (transformers.js's chunk) reads one.
+    modulePreload: false,
     chunkSizeWarningLimit: 5000,
     rollupOptions: {
       input: { 'memory.worker': resolve('worker/memory.worker.ts') },
