@@ -59,12 +59,13 @@ export function sortFused(scores: Map<number, number>, tieBreak: TieBreak = byNu
     fused.sort(order);
     return limit < fused.length ? fused.slice(0, limit) : fused;
   }
-  for (const [no, score] of scores) {
-    const f = { no, score };
-    if (fused.length === limit && order(f, fused[limit - 1]!) >= 0) continue;
+  // Compared before an entry is made for it: most candidates never make the cut.
+  const before = (no: number, score: number, f: Fused): boolean => score > f.score || (score === f.score && tieBreak(no, f.no) < 0);
+  scores.forEach((score, no) => {
+    if (fused.length === limit && !before(no, score, fused[limit - 1]!)) return;
     let i = Math.min(fused.length, limit - 1);
-    for (; i > 0 && order(f, fused[i - 1]!) < 0; i--) fused[i] = fused[i - 1]!;
-    fused[i] = f;
-  }
+    for (; i > 0 && before(no, score, fused[i - 1]!); i--) fused[i] = fused[i - 1]!;
+    fused[i] = { no, score };
+  });
   return fused;
 }

@@ -2,7 +2,7 @@ import { HybridMindError, show } from '../../errors.js';
 import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
 import type { Accept, Scored, VectorIndex, VectorKernelSource, VectorReader } from '../types.js';
 import { loadVectorKernel, type VectorKernel } from './kernel.js';
-import { candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
+import { CandidateScratch, candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
 import { decodeFlat, encodeFlat } from './flat-snapshot.js';
 import { dotJs, selectTop } from './flat-scan.js';
 import { checkPacked } from './packed.js';
@@ -71,6 +71,8 @@ export class FlatVectorIndex implements VectorIndex {
   #offered: { run: QuantizedRun; at: number } | null = null;
   /** The largest bound terms of any vector held since the last `clear` (see `raiseCeiling`). */
   readonly #ceiling = new Float64Array(2);
+  /** Where the int8 pass keeps its candidates between searches. */
+  readonly #candidates = new CandidateScratch();
   /** The JS scan's one score when re-scoring slot by slot. */
   readonly #one = new Float32Array(1);
 
@@ -377,8 +379,11 @@ export class FlatVectorIndex implements VectorIndex {
     if (coded !== null) {
       if (a.wasm === null) dotI8Js(a.query16, a.codes, n, a.stride, a.dots);
       else a.wasm.dotI8(a.query16Ptr, a.codesPtr, n, a.stride, a.scorePtr);
-      const slots = candidates(a.dots, this.#meta, this.#ceiling, n, k, coded, this.#slotToNo, accept);
-      if (slots !== null) return this.#reader === null ? this.#rescore(slots, k, accept) : this.#rescoreRead(slots, k, accept);
+      const count = candidates(a.dots, this.#meta, this.#ceiling, n, k, coded, this.#slotToNo, accept, this.#candidates);
+      if (count >= 0) {
+        const slots = this.#candidates.slots.subarray(0, count);
+        return this.#reader === null ? this.#rescore(slots, k, accept) : this.#rescoreRead(slots, k, accept);
+      }
     }
     if (this.#reader !== null) return this.#rescoreRead(this.#acceptedSlots(n, accept), k, undefined);
     if (a.wasm === null) dotJs(a.query, a.vectors, n, this.dim, a.scores);
@@ -387,7 +392,7 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   /** The f32 scores of `slots` (computed exactly as the full scan computes them), then the top `k`. */
-  #rescore(slots: readonly number[], k: number, accept: Accept | undefined): Scored[] {
+  #rescore(slots: Int32Array, k: number, accept: Accept | undefined): Scored[] {
     const count = slots.length;
     const a = this.#arena;
     const nos = new Int32Array(count);
