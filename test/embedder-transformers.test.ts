@@ -25,15 +25,14 @@ describe('TransformersEmbedder.create', () => {
     });
   }
 
-  it('fails with EMBEDDER, offline and fast, when the model folder is missing, leaving transformers.js env as it was', async () => {
+  it('fails with EMBEDDER, without a network request, when the model folder is missing, leaving transformers.js env as it was', async () => {
     const before = { ...env };
-    const started = Date.now();
     const err = await TransformersEmbedder.create({ localModelPath: '/nonexistent/models', allowRemoteModels: false })
       .catch((e: unknown) => e);
     expect((err as HybridMindError).code).toBe('EMBEDDER');
     expect((err as Error).message).toMatch(/^TransformersEmbedder\.create: could not load "Xenova\/all-MiniLM-L6-v2"/);
-    expect((err as Error).cause).toBeDefined();
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // transformers.js refused the hub and looked only on disk (a request would fail with "fetch failed").
+    expect(((err as Error).cause as Error).message).toMatch(/file was not found locally at "\/nonexistent\/models\//);
     for (const key of ['allowRemoteModels', 'allowLocalModels', 'localModelPath', 'useFSCache', 'useBrowserCache'] as const) {
       expect(env[key], key).toBe(before[key]);
     }
