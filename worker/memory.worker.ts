@@ -10,8 +10,8 @@ import { exposeMemoryWorker } from './host.js';
 
 /**
  * transformers.js is an optional peer of the package, but this bundle carries it, in a chunk of
- * its own: evaluating it took most of a worker's start, and a store opened without a model (or
- * before its model loads) does not need it.
+ * its own: evaluating it was about a third of a worker's start (287 → 200 ms on an empty store),
+ * and a store opened without a model (or before its model loads) does not need it.
  */
 async function loadTransformers(): Promise<TransformersModule> {
   const { env, pipeline } = await import('@huggingface/transformers');
