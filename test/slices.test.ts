@@ -4,7 +4,7 @@
  * recall after an open, runs before queued slices), else a plain timer (Deno, workerd).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { nextSlice } from '../src/util/slices.js';
+import { inSlices, nextSlice } from '../src/util/slices.js';
 
 type Globals = { setImmediate?: unknown; scheduler?: unknown };
 const g = globalThis as Globals;
@@ -38,5 +38,34 @@ describe('nextSlice', () => {
     g.setImmediate = undefined;
     delete g.scheduler;
     await ran();
+  });
+});
+
+describe('inSlices', () => {
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+
+  it('steps, one slice each, until nothing is left, then calls done once', async () => {
+    let left = 3;
+    const steps: number[] = [];
+    let done = 0;
+    inSlices((until) => (steps.push(until), --left > 0), () => true, () => done++);
+    expect(steps).toHaveLength(0);
+    await settle();
+    expect(steps).toHaveLength(3);
+    expect(done).toBe(1);
+  });
+
+  it('stops without done once the work is no longer current', async () => {
+    let current = true;
+    let steps = 0;
+    let done = 0;
+    inSlices(() => {
+      steps++;
+      current = steps < 2;
+      return true;
+    }, () => current, () => done++);
+    await settle();
+    expect(steps).toBe(2);
+    expect(done).toBe(0);
   });
 });

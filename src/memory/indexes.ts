@@ -4,7 +4,7 @@ import { sqlAnnStore } from '../storage/ann-store.js';
 import { storedEdges } from '../storage/edge-source.js';
 import { readVectorsByNo, type GraphEdgeRow } from '../storage/bulk-read.js';
 import type { MemoryRow, Repository } from '../storage/repository.js';
-import { nextSlice, now, SLICE_MS } from '../util/slices.js';
+import { inSlices, now } from '../util/slices.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
 import { CATALOG, encodeCatalog } from './saved-catalog.js';
@@ -136,14 +136,10 @@ export class Indexes implements RecallParts {
     const token = {};
     this.#warming = token;
     const started = now();
-    const slice = () => {
-      if (this.#warming !== token) return;
-      const until = now() + SLICE_MS;
-      if (this.catalog.fillIds(until) || (this.entities.warm?.(until) ?? false)) return nextSlice(slice);
+    inSlices((until) => this.catalog.fillIds(until) || (this.entities.warm?.(until) ?? false), () => this.#warming === token, () => {
       this.#warming = null;
       this.#logger('debug', `made the loaded catalog's id map and entity maps in ${(now() - started).toFixed(0)} ms`, { memories: this.catalog.size });
-    };
-    nextSlice(slice);
+    });
   }
 
   /** Hands the saved codes to a vector index that can answer from them without the vectors being read. */

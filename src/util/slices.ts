@@ -3,11 +3,11 @@ export const SLICE_MS = 12;
 
 /**
  * In a loop that does a part of its work per call: whether the part is spent before its `k`-th
- * item. The clock is read every 1,024 items (an item costs less than reading it), so each part
- * does at least 1,023.
+ * item. The clock is read every `every` items (an item costs less than reading it), so each part
+ * does at least `every − 1`.
  */
-export function partSpent(k: number, until: number): boolean {
-  return k % 1024 === 1023 && now() >= until;
+export function partSpent(k: number, until: number, every = 1024): boolean {
+  return k % every === every - 1 && now() >= until;
 }
 
 export function now(): number {
@@ -26,4 +26,17 @@ export function nextSlice(fn: () => void): void {
   if (g.setImmediate) g.setImmediate(fn);
   else if (g.scheduler?.postTask) void g.scheduler.postTask(fn, { priority: 'background' });
   else setTimeout(fn, 0);
+}
+
+/**
+ * Runs `step(until)` in slices of background work until it returns false (nothing left), then
+ * `done`; a slice whose `current()` is false stops it (the work was replaced or the store closed).
+ */
+export function inSlices(step: (until: number) => boolean, current: () => boolean, done: () => void): void {
+  const slice = () => {
+    if (!current()) return;
+    if (step(now() + SLICE_MS)) return nextSlice(slice);
+    done();
+  };
+  nextSlice(slice);
 }

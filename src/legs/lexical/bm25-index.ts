@@ -24,7 +24,7 @@ import { heapPush } from '../../util/top-heap.js';
 import { encodeFlat, isBinary, readHeader, readState, type BinaryHeader } from './flat-binary.js';
 import { FrozenPostings } from './frozen-postings.js';
 import { checkFlatState, flatState, flatStateBuilder, fromFlatState, indexedWith, removeWithoutText, type FlatState } from './minisearch-state.js';
-import { nextSlice, now, SLICE_MS } from '../../util/slices.js';
+import { inSlices, now } from '../../util/slices.js';
 import { DocTable, minisearchSource } from './term-scores.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
 
@@ -157,13 +157,10 @@ export class Bm25Index implements LexicalIndex {
     const started = now();
     const building = flatStateBuilder(frozen.state, this.#miniSearchOptions(), frozen.checked);
     this.#building = building;
-    const slice = () => {
-      if (this.#building !== building) return;
-      if (building.step(now() + SLICE_MS)) return nextSlice(slice);
+    inSlices(building.step, () => this.#building === building, () => {
       this.#swapIn(building.search);
       this.#logger('debug', `lexical index: filled minisearch's maps in ${(now() - started).toFixed(0)} ms`, { memories: building.search.documentCount });
-    };
-    nextSlice(slice);
+    });
   }
 
   /**

@@ -8,7 +8,7 @@
  */
 import MiniSearch, { type Options } from 'minisearch';
 import { NumberPositions } from '../../util/number-positions.js';
-import { now, partSpent } from '../../util/slices.js';
+import { partSpent } from '../../util/slices.js';
 
 /** The parts of minisearch's state an index is made of (private fields in its typings). */
 interface Internals {
@@ -175,8 +175,8 @@ export function flatStateBuilder(state: FlatState, options: Options<{ no: number
       m._fieldLength.set(docs[doc]!, [docs[doc + 2]!]);
     }
     for (let n = 0; ; n++) {
-      // The clock is read every 256 terms: one term's few postings cost less than reading it.
-      if (n % 256 === 255 && now() >= until) return true;
+      // A term's postings cost more than a document's entries: the clock is read every 256.
+      if (partSpent(n, until, 256)) return true;
       if (next === terms.length) return false;
       const term = terms[next]!;
       const offset = offsets[next++]!;
