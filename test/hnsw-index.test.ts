@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
 import type { SavedBytes } from '../src/legs/types.js';
-import { decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js';
+import { checksum, decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { HnswVectorIndex, maxHnswVectors, restoreCapacity } from '../src/legs/vector/hnsw-index.js';
@@ -25,6 +25,20 @@ function memoryStore(): SavedBytes & { bytes: Uint8Array | null; writes: number 
     },
   };
   return store;
+}
+
+/** Version 2 bytes as the builds before per-vector digest entries wrote them: the same without the entries. */
+function asVersion1(v2: Uint8Array): Uint8Array {
+  const header = new DataView(v2.buffer, v2.byteOffset, v2.byteLength);
+  const count = header.getUint32(12, true);
+  const entriesAt = 44 + 4 * (count + header.getUint32(40, true));
+  const v1 = new Uint8Array(v2.length - 8 * count);
+  v1.set(v2.subarray(0, entriesAt));
+  v1.set(v2.subarray(entriesAt + 8 * count), entriesAt);
+  const view = new DataView(v1.buffer);
+  view.setUint32(4, 1, true);
+  view.setUint32(24, checksum(v1.subarray(44)), true);
+  return v1;
 }
 
 describe('HnswVectorIndex', () => {
@@ -89,14 +103,23 @@ describe('HnswVectorIndex', () => {
   });
 
   it('refuses corrupt index bytes with CORRUPT, never a partial index', () => {
-    const record = { dim: 384, digest: [1, 2] as [number, number], params: { m: 16, efConstruction: 100 }, nos: new Int32Array([1, 2]), deleted: new Int32Array([5]), payload: new Uint8Array([9, 9, 9, 9, 9]) };
+    const record = { dim: 384, digest: [1, 2] as [number, number], params: { m: 16, efConstruction: 100 }, nos: new Int32Array([1, 2]), deleted: new Int32Array([5]), entries: new Uint32Array([11, 12, 21, 22]), payload: new Uint8Array([9, 9, 9, 9, 9]) };
     const bytes = encodeAnn(record);
-    expect(decodeAnn(bytes)).toMatchObject({ nos: record.nos, deleted: record.deleted });
+    expect(decodeAnn(bytes)).toMatchObject({ nos: record.nos, deleted: record.deleted, entries: record.entries, payload: record.payload });
+    expect(() => encodeAnn({ ...record, entries: new Uint32Array(2) })).toThrowError(/2 digest words for 2 vectors/);
     const flipped = bytes.slice();
     flipped[bytes.length - 1] = 0;
     expect(() => decodeAnn(flipped)).toThrowError(expect.objectContaining({ code: 'CORRUPT' }));
     expect(() => decodeAnn(bytes.subarray(0, 20))).toThrowError(HybridMindError);
     expect(() => HnswVectorIndex.load(lib, 384, new Uint8Array(64), [1])).toThrowError(expect.objectContaining({ code: 'CORRUPT' }));
+  });
+
+  it('still reads version 1 bytes, which carry no per-vector digest entries', () => {
+    const record = { dim: 8, digest: [3, 4] as [number, number], params: { m: 16, efConstruction: 100 }, nos: new Int32Array([7, 8, 9]), deleted: new Int32Array([2]), entries: new Uint32Array(6).fill(5), payload: new Uint8Array([1, 2, 3, 4, 5, 6, 7]) };
+    const v1 = asVersion1(encodeAnn(record));
+    expect(decodeAnn(v1)).toMatchObject({ dim: 8, digest: [3, 4], nos: record.nos, deleted: record.deleted, entries: null, payload: record.payload });
+    new DataView(v1.buffer).setUint32(4, 3, true);
+    expect(() => decodeAnn(v1)).toThrowError(expect.objectContaining({ code: 'CORRUPT', message: expect.stringContaining('version 3') }));
   });
 });
 
@@ -184,10 +207,97 @@ describe('AdaptiveVectorIndex', () => {
 
     const third = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
     fill(third);
-    third.add(0, vectors[1]!); // one changed vector makes the saved index stale
+    // More than half the vectors changed since the save: a rebuild costs about as much as a repair.
+    for (let i = 0; i < 460; i++) third.add(i, vectors[899 - i]!);
     await third.whenIndexed();
     expect(third.status()).toMatchObject({ state: 'ready', source: 'build' });
     third.dispose();
+  });
+
+  it('brings saved bytes up to date with the vectors added, changed and removed since they were saved', async () => {
+    const store = memoryStore();
+    const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
+    fill(first, 800);
+    await first.whenIndexed();
+    expect(store.writes).toBe(1);
+    first.dispose();
+
+    // What the store holds at the next open: 100 vectors more, vector 0 replaced, 3 and 4 gone.
+    const logs: string[] = [];
+    const reopened = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store, logger: (_level, message) => logs.push(message) });
+    fill(reopened);
+    reopened.add(0, vectors[1]!);
+    reopened.remove(3);
+    reopened.remove(4);
+    await reopened.whenIndexed();
+    expect(logs).toContain('ann: bringing the saved HNSW index up to date (vectors to add: 101, removed: 2)');
+    expect(reopened.status()).toMatchObject({ state: 'ready', source: 'repair', indexed: 898 });
+    expect(reopened.kind).toBe('hnsw-wasm');
+    expect(reopened.search(vectors[850]!, 1)[0]!.no).toBe(850);
+    // Vector 0 now equals vector 1, so both answer a query for it at the same score.
+    expect(reopened.search(vectors[1]!, 2).map((h) => h.no).sort()).toEqual([0, 1]);
+    expect(reopened.search(vectors[3]!, 20).some((h) => h.no === 3 || h.no === 4)).toBe(false);
+    const recall = vectors.slice(500, 520).filter((v, i) => reopened.search(v, 1)[0]!.no === 500 + i).length;
+    expect(recall).toBe(20);
+    // A repair leaves the save to the next quiet period or close, and the next open needs none.
+    reopened.flush();
+    expect(store.writes).toBe(2);
+    reopened.dispose();
+    const again = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
+    fill(again);
+    again.add(0, vectors[1]!);
+    again.remove(3);
+    again.remove(4);
+    await again.whenIndexed();
+    expect(again.status()).toMatchObject({ state: 'ready', source: 'bytes', indexed: 898 });
+    again.dispose();
+  });
+
+  it('saves after writes go quiet only once a hundredth of the graph is unsaved; an export or close saves any change', async () => {
+    const store = memoryStore();
+    const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100, saveDelayMs: 0 }, { store });
+    fill(index, 800);
+    await index.whenIndexed();
+    expect(store.writes).toBe(1);
+    const quietPeriod = () => new Promise((r) => setTimeout(r, 20));
+    // 8 changes in a graph of 808: under a hundredth, so neither the timer nor a quiet flush saves.
+    for (let i = 800; i < 808; i++) index.add(i, vectors[i]!);
+    await quietPeriod();
+    index.flush(true);
+    expect(store.writes).toBe(1);
+    index.add(808, vectors[808]!);
+    await quietPeriod();
+    expect(store.writes).toBe(2);
+    index.remove(808);
+    index.flush(true);
+    expect(store.writes).toBe(2);
+    index.flush();
+    expect(store.writes).toBe(3);
+    index.add(808, vectors[808]!);
+    index.close();
+    expect(store.writes).toBe(4);
+  });
+
+  it('rebuilds saved bytes of the previous format, which cannot say which vectors changed', async () => {
+    const store = memoryStore();
+    const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
+    fill(first, 800);
+    await first.whenIndexed();
+    first.dispose();
+    const v1 = asVersion1(store.bytes!);
+    store.bytes = v1;
+
+    const exact = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
+    fill(exact, 800);
+    await exact.whenIndexed();
+    expect(exact.status()).toMatchObject({ state: 'ready', source: 'bytes' });
+    exact.dispose();
+    store.bytes = v1;
+    const grown = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
+    fill(grown);
+    await grown.whenIndexed();
+    expect(grown.status()).toMatchObject({ state: 'ready', source: 'build', indexed: 900 });
+    grown.dispose();
   });
 
   it('falls back to the exact scan when hnswlib cannot load, and says why', async () => {

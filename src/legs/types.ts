@@ -68,8 +68,11 @@ export interface VectorIndex {
   byteSize(): number;
   /** Persistable form; `load*` on the implementation restores it without rebuilding. */
   save(): Uint8Array;
-  /** Saves what background work has not saved yet (before an export, or when the store's writes went quiet). */
-  flush?(): void;
+  /**
+   * Saves what background work has not saved yet: everything before an export; when the store's
+   * writes went quiet (`quiet`), what is worth the time the save holds the thread for.
+   */
+  flush?(quiet?: boolean): void;
   /** Saves what background work has not saved yet and stops it (before the store's database closes). */
   close?(): void;
   /** Stops background work without saving (before an in-memory database closes: nothing would read it). */
@@ -289,7 +292,10 @@ export interface AnnOptions {
   efConstruction?: number;
   /** HNSW search candidate list. Default 64. */
   efSearch?: number;
-  /** Quiet time after the last change before the index bytes are saved again. Default 2000 ms. */
+  /**
+   * Quiet time after the last change before the graph is saved again, once its unsaved changes
+   * are a hundredth of it (an export or close saves any). Default 2000 ms.
+   */
   saveDelayMs?: number;
 }
 

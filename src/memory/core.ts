@@ -401,7 +401,7 @@ export class MemoryCore {
   #saveDerived(quiet = false): void {
     if (this.#closed && quiet) return;
     try {
-      if (this.#indexes.saveDerived() && quiet) this.#logger('debug', 'saved the derived indexes after writes went quiet', { memories: this.#indexes.catalog.size });
+      if (this.#indexes.saveDerived(quiet) && quiet) this.#logger('debug', 'saved the derived indexes after writes went quiet', { memories: this.#indexes.catalog.size });
     } catch (error) {
       this.#logger('warn', 'could not save the lexical index; the next open rebuilds it', { error });
     }

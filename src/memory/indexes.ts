@@ -157,10 +157,13 @@ export class Indexes implements RecallParts {
     }
   }
 
-  /** Saves the lexical and entity indexes and the vector codes for the next open, unless the saved ones are already current: false then. */
-  saveDerived(): boolean {
+  /**
+   * Saves the lexical and entity indexes and the vector codes for the next open, unless the saved
+   * ones are already current: false then. `quiet`: the store's writes went quiet (see `VectorIndex.flush`).
+   */
+  saveDerived(quiet = false): boolean {
     // Apart from the stamp: an HNSW graph finished after the last save changes no row.
-    this.vector?.flush?.();
+    this.vector?.flush?.(quiet);
     const stamp = storeStamp(this.repository);
     if (stamp.key === this.#savedStamp) return false;
     save(this.repository, LEXICAL, stamp, this.lexical);

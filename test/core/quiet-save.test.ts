@@ -180,6 +180,43 @@ describe('saving the derived indexes when writes go quiet', () => {
     }
   });
 
+  it('leaves a few graph changes out of the quiet save, and a reopen after no close brings the saved graph up to date', async () => {
+    const annVectors = clusteredVectors(262, { dim: 32, seed: 8 });
+    const annItems = annVectors.map((embedding, i) => ({ id: `q${i}`, text: `quiet note ${i}`, embedding }));
+    const path = join(dir, 'few-changes.db');
+    const graphWrites: string[] = [];
+    const inner = await SqliteFileDriver.open(path);
+    const driver: SqlDriver = {
+      name: inner.name,
+      exec: (sql, params) => (/INTO ann_index/.test(sql) && graphWrites.push(sql), inner.exec(sql, params)),
+      all: (sql, params) => inner.all(sql, params),
+      transaction: (fn) => inner.transaction(fn),
+      close: () => inner.close(),
+    };
+    const log = recorder();
+    // The graph's own save timer is out of the way: what is checked is the store's quiet save.
+    const mem = await openMemory({ storage: driver, embedder: null, ann: { threshold: 200, saveDelayMs: 2 ** 30 }, saveIndexesAfterMs: 10, logger: log.logger });
+    await mem.storeMany(annItems.slice(0, 260));
+    await until(() => log.messages.some((m) => m.startsWith('ann: HNSW built over 260')));
+    const afterBuild = graphWrites.length;
+    expect(afterBuild).toBeGreaterThan(0);
+    const quietSaves = () => log.messages.filter((m) => m === SAVED).length;
+    const before = quietSaves();
+    // Two changes in 261 vectors: under a hundredth of the graph.
+    await mem.store(annItems[260]!);
+    await mem.forget('q5');
+    await until(() => quietSaves() > before);
+    expect(graphWrites.length).toBe(afterBuild);
+    // Not closed, as a tab or an evicted Durable Object is not: the next open repairs the saved graph.
+    inner.close();
+    const reopenedLog = recorder();
+    const reopened = await openMemory({ storage: path, embedder: null, ann: { threshold: 200 }, logger: reopenedLog.logger });
+    stores.push(reopened);
+    await until(() => reopenedLog.messages.some((m) => m.startsWith('ann: HNSW brought up to date')));
+    expect(reopenedLog.messages).toContain('ann: bringing the saved HNSW index up to date (vectors to add: 1, removed: 1)');
+    expect(ids(await reopened.recall('quiet note', { mode: 'vector', k: 1, queryEmbedding: annVectors[260]! }))).toEqual(['q260']);
+  });
+
   it('refuses a delay that is not a whole number of ms or false, naming open and the value', async () => {
     for (const bad of [-1, 1.5, '5000', true, null, 2 ** 31]) {
       await expect(HybridMemory.open({ embedder: null, saveIndexesAfterMs: bad as never })).rejects.toMatchObject({

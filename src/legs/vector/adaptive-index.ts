@@ -1,7 +1,7 @@
 import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, AnnOptions, SavedBytes, Scored, VectorIndex, VectorReader } from '../types.js';
-import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
+import { decodeAnn, encodeAnn, VectorDigest, type AnnRecord } from './ann-format.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { checkPacked } from './packed.js';
 import { decodeQuantized } from './quantized-snapshot.js';
@@ -27,8 +27,11 @@ export interface AnnStatus {
   indexed: number;
   vectors: number;
   threshold: number;
-  /** 'bytes': restored from the saved index; 'build': built here. */
-  source: 'bytes' | 'build' | null;
+  /**
+   * 'bytes': restored from the saved index; 'repair': restored, then brought up to date with the
+   * vectors changed since it was saved (`buildMs` is that part); 'build': built here.
+   */
+  source: 'bytes' | 'repair' | 'build' | null;
   loadMs: number | null;
   buildMs: number | null;
   saveMs: number | null;
@@ -58,6 +61,19 @@ const COPIES_MAX_BYTES = 32 * 2 ** 20;
 
 const BATCH = 32;
 const REBUILD_DELETED_RATIO = 0.25;
+/**
+ * Share of the vectors a saved graph may lack and still be brought up to date instead of rebuilt:
+ * adding a vector to the graph costs about what it cost in the build, so past half the saving is small.
+ */
+const REPAIR_MAX_SHARE = 0.5;
+/**
+ * Unsaved graph changes, as a share of the vectors held, from which a quiet period saves the
+ * graph. A save rewrites all of it and holds the thread meanwhile (2.6 s at 100k vectors), after
+ * every burst of writes; a graph saved without the last changes is brought up to date at the next
+ * open instead (`planRepair`), in the background, for about a millisecond per change. Export and
+ * close save whatever is unsaved.
+ */
+const QUIET_SAVE_SHARE = 0.01;
 
 /**
  * The dense leg as the engine sees it: the exact flat scan always (the source of vectors, and the
@@ -87,6 +103,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
   #state: AnnState = 'off';
   #epoch = 0;
   #dirty = false;
+  /** Vectors added, replaced or removed in the graph since it was last saved (or restored exactly). */
+  #unsaved = 0;
   #saveTimer: ReturnType<typeof setTimeout> | null = null;
   #waiters: Array<() => void> = [];
   /** The epoch of the read-back of the flat scan's f32 copies under way (`#resideLater`), if any. */
@@ -248,11 +266,18 @@ export class AdaptiveVectorIndex implements VectorIndex {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
-  /** Saves unsaved index changes now: an export, the store's quiet save, or close. */
-  flush(): void {
+  /**
+   * Saves unsaved graph changes now (an export or close); `quiet` (the store's save after its
+   * writes went quiet) only once they are many (`QUIET_SAVE_SHARE`).
+   */
+  flush(quiet = false): void {
     if (this.#saveTimer) clearTimeout(this.#saveTimer);
     this.#saveTimer = null;
-    if (this.#dirty && this.#state === 'ready') this.#save();
+    if (this.#dirty && this.#state === 'ready' && (!quiet || this.#worthSaving())) this.#save();
+  }
+
+  #worthSaving(): boolean {
+    return this.#unsaved >= QUIET_SAVE_SHARE * this.#flat.size;
   }
 
   /** Saves, then stops: what a store does before its database closes. */
@@ -284,6 +309,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     if (this.#state === 'off' && this.#wanted()) this.#start();
     if (this.#state === 'ready') {
       this.#dirty = true;
+      this.#unsaved++;
       this.#scheduleSave();
     }
   }
@@ -313,6 +339,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#hnsw = null;
     this.#pending.clear();
     this.#dirty = false;
+    this.#unsaved = 0;
   }
 
   #restart(reason: string): void {
@@ -335,7 +362,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
           if (epoch !== this.#epoch) return;
           // Nothing awaits this: reading the saved bytes from storage may fail, and that must reach the logger.
           this.#guard(() => {
-            if (!this.#restore(lib)) this.#build(lib, epoch);
+            if (!this.#restore(lib, epoch)) this.#build(lib, epoch);
           });
         });
       },
@@ -345,29 +372,46 @@ export class AdaptiveVectorIndex implements VectorIndex {
     );
   }
 
-  /** Adopts the saved index when it was built from exactly the vectors held now. */
-  #restore(lib: Hnswlib): boolean {
+  /**
+   * Adopts the saved index when it was built from the vectors held now, or from nearly them: the
+   * vectors changed since it was saved (a write the last save did not see, typically because the
+   * process ended first) are then re-added in the background while the exact scan answers.
+   */
+  #restore(lib: Hnswlib, epoch: number): boolean {
     const bytes = this.#store?.read();
     if (!bytes) return false;
     const started = now();
+    let repair: Repair;
     try {
       const record = decodeAnn(bytes);
-      const fits = record.dim === this.dim && record.nos.length === this.#flat.size && this.#digest!.equals(record.digest)
-        && record.params.m === this.#params.m && record.params.efConstruction === this.#params.efConstruction;
-      if (!fits) {
+      const fits = record.dim === this.dim && record.params.m === this.#params.m && record.params.efConstruction === this.#params.efConstruction;
+      const exact = fits && record.nos.length === this.#flat.size && this.#digest!.equals(record.digest);
+      const plan = exact ? { removed: [], pending: [] } : fits ? planRepair(record, this.#digest!, this.#flat) : null;
+      if (plan === null) {
         this.#logger('info', 'ann: saved HNSW index is stale, rebuilding in the background');
         return false;
       }
+      repair = plan;
       this.#hnsw = HnswVectorIndex.load(lib, this.dim, record.payload, record.nos, record.deleted, this.#params);
+      for (const no of repair.removed) this.#hnsw.remove(no);
+      this.#unsaved = repair.removed.length;
     } catch (error) {
+      this.#hnsw?.dispose();
+      this.#hnsw = null;
       this.#logger('warn', `ann: saved HNSW index unusable, rebuilding: ${messageOf(error)}`);
       return false;
     }
     this.#status.loadMs = now() - started;
-    this.#status.source = 'bytes';
-    this.#ready();
     this.#logger('info', `ann: HNSW restored from saved bytes in ${this.#status.loadMs.toFixed(1)} ms`, { vectors: this.#flat.size });
-    this.#settle();
+    if (repair.removed.length === 0 && repair.pending.length === 0) {
+      this.#status.source = 'bytes';
+      this.#ready();
+      this.#settle();
+      return true;
+    }
+    this.#logger('info', `ann: bringing the saved HNSW index up to date (vectors to add: ${repair.pending.length}, removed: ${repair.removed.length})`, { add: repair.pending.length, removed: repair.removed.length });
+    this.#pending = new Set(repair.pending);
+    this.#fill(lib, epoch, 'repair');
     return true;
   }
 
@@ -393,8 +437,13 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   #build(lib: Hnswlib, epoch: number): void {
+    if (this.#createGraph(lib, 1.25)) this.#fill(lib, epoch, 'build');
+  }
+
+  /** Adds the pending vectors to the graph in background slices; HNSW serves once none is left. */
+  #fill(lib: Hnswlib, epoch: number, filling: 'build' | 'repair'): void {
     const started = now();
-    if (!this.#createGraph(lib, 1.25)) return;
+    let source = filling;
     this.#state = 'building';
     const slice = () => {
       if (epoch !== this.#epoch) return;
@@ -405,6 +454,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       if (this.#hnsw!.size + this.#pending.size > this.#hnsw!.capacity) {
         this.#logger('info', `ann: the store grew to ${this.#flat.size} vectors during the HNSW build, restarting it with room for more`);
         if (!this.#createGraph(lib, 2)) return;
+        source = 'build';
       }
       try {
         while (this.#pending.size > 0 && now() < until) {
@@ -422,6 +472,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
             vectors.push(vector);
           });
           if (nos.length > 0) this.#hnsw!.addMany(nos, vectors);
+          this.#unsaved += nos.length;
         }
       } catch (error) {
         this.#fail(error);
@@ -432,11 +483,16 @@ export class AdaptiveVectorIndex implements VectorIndex {
         return;
       }
       this.#status.buildMs = now() - started;
-      this.#status.source = 'build';
+      this.#status.source = source;
       this.#ready();
-      this.#logger('info', `ann: HNSW built over ${this.#hnsw!.size} vectors in ${(this.#status.buildMs / 1000).toFixed(1)} s`, { vectors: this.#hnsw!.size });
       this.#dirty = true;
-      if (this.#store?.background !== false) this.#save();
+      if (source === 'build') {
+        this.#logger('info', `ann: HNSW built over ${this.#hnsw!.size} vectors in ${(this.#status.buildMs / 1000).toFixed(1)} s`, { vectors: this.#hnsw!.size });
+        if (this.#store?.background !== false) this.#save();
+      } else {
+        this.#logger('info', `ann: HNSW brought up to date in ${this.#status.buildMs.toFixed(0)} ms`, { vectors: this.#hnsw!.size });
+        this.#scheduleSave();
+      }
       this.#settle();
     };
     nextSlice(slice);
@@ -453,7 +509,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     if (this.#saveTimer) clearTimeout(this.#saveTimer);
     this.#saveTimer = later(() => {
       this.#saveTimer = null;
-      if (this.#dirty && this.#state === 'ready') this.#save();
+      if (this.#dirty && this.#state === 'ready' && this.#worthSaving()) this.#save();
     }, this.#saveDelayMs);
   }
 
@@ -462,8 +518,11 @@ export class AdaptiveVectorIndex implements VectorIndex {
     const started = now();
     try {
       const payload = this.#hnsw.save();
-      this.#store.write(encodeAnn({ dim: this.dim, digest: [this.#digest!.a, this.#digest!.b], params: this.#params, nos: this.#hnsw.nos(), deleted: this.#hnsw.deletedNos(), payload }));
+      const nos = this.#hnsw.nos();
+      const digest = this.#digest!;
+      this.#store.write(encodeAnn({ dim: this.dim, digest: [digest.a, digest.b], params: this.#params, nos, deleted: this.#hnsw.deletedNos(), entries: digest.entries(nos), payload }));
       this.#dirty = false;
+      this.#unsaved = 0;
       this.#status.saveMs = now() - started;
     } catch (error) {
       // The exact scan and a rebuild at the next start cover for a failed save; nothing is lost.
@@ -476,6 +535,36 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#waiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+interface Repair {
+  /** Saved vectors no longer held: marked deleted. */
+  removed: number[];
+  /** Vectors held that the saved graph lacks or holds with an older vector: added again. */
+  pending: number[];
+}
+
+/**
+ * What brings a saved graph (`record`) to the vectors held now (`digest`, `flat`); null when the
+ * bytes carry no per-vector entries (version 1), or when a rebuild costs about as much: more than
+ * `REPAIR_MAX_SHARE` of the vectors to add, or more deleted slots than a rebuild would tolerate.
+ */
+function planRepair(record: AnnRecord, digest: VectorDigest, flat: FlatVectorIndex): Repair | null {
+  const entries = record.entries;
+  if (entries === null) return null;
+  const saved = new Set<number>();
+  const removed: number[] = [];
+  const pending: number[] = [];
+  record.nos.forEach((no, i) => {
+    saved.add(no);
+    if (digest.holds(no, entries[2 * i]!, entries[2 * i + 1]!)) return;
+    if (flat.has(no)) pending.push(no);
+    else removed.push(no);
+  });
+  for (const no of flat.nos()) if (!saved.has(no)) pending.push(no);
+  const slots = record.nos.length + record.deleted.length;
+  if (pending.length > REPAIR_MAX_SHARE * flat.size || (record.deleted.length + removed.length) > REBUILD_DELETED_RATIO * slots) return null;
+  return { removed, pending };
 }
 
 /** A save timer must not keep a Node process alive (the build's slices do, so awaiting it works). */

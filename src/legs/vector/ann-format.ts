@@ -6,10 +6,16 @@ import type { HnswParams } from './hnsw-index.js';
  * were built from, then hnswlib's serialisation. Layout (little-endian):
  * "HMAN" | u32 version | u32 dim | u32 count | u32 digestA | u32 digestB | u32 checksum |
  * u32 m | u32 efConstruction | u32 payloadBytes | u32 deletedCount | count × i32 no |
- * deletedCount × i32 no (removed, still occupying hnswlib slots) | payload.
+ * deletedCount × i32 no (removed, still occupying hnswlib slots) | count × 2 u32 digest entry
+ * (version 2) | payload.
+ *
+ * Version 2 keeps each vector's digest entry, so bytes saved before the last few writes can be
+ * brought up to date (the changed vectors re-added, the removed ones marked deleted) instead of
+ * being thrown away for a full rebuild. Version 1 is still read; its bytes serve only an exact match.
  */
 const MAGIC = 0x4e414d48; // "HMAN" read as a little-endian u32
-const VERSION = 1;
+const VERSION = 2;
+const WITHOUT_ENTRIES_VERSION = 1;
 const HEADER = 44;
 
 export interface AnnRecord {
@@ -19,19 +25,24 @@ export interface AnnRecord {
   params: Pick<HnswParams, 'm' | 'efConstruction'>;
   nos: Int32Array;
   deleted: Int32Array;
+  /** Per `nos[i]`, the two words its vector adds to the digest (`VectorDigest.entries`); null in version 1 bytes. */
+  entries: Uint32Array | null;
   payload: Uint8Array;
 }
 
-export function encodeAnn(record: AnnRecord): Uint8Array {
-  const { nos, deleted, payload } = record;
+export function encodeAnn(record: AnnRecord & { entries: Uint32Array }): Uint8Array {
+  const { nos, deleted, entries, payload } = record;
+  if (entries.length !== 2 * nos.length) throw new Error(`encodeAnn: ${entries.length} digest words for ${nos.length} vectors`);
   const labels = nos.length + deleted.length;
-  const out = new Uint8Array(HEADER + labels * 4 + payload.length);
+  const at = HEADER + labels * 4 + entries.length * 4;
+  const out = new Uint8Array(at + payload.length);
   const view = new DataView(out.buffer);
   const fields = [MAGIC, VERSION, record.dim, nos.length, record.digest[0], record.digest[1], 0, record.params.m, record.params.efConstruction, payload.length, deleted.length];
   fields.forEach((value, i) => view.setUint32(i * 4, value >>> 0, true));
   for (let i = 0; i < nos.length; i++) view.setInt32(HEADER + i * 4, nos[i]!, true);
   for (let i = 0; i < deleted.length; i++) view.setInt32(HEADER + (nos.length + i) * 4, deleted[i]!, true);
-  out.set(payload, HEADER + labels * 4);
+  for (let i = 0; i < entries.length; i++) view.setUint32(HEADER + (labels + i) * 4, entries[i]!, true);
+  out.set(payload, at);
   view.setUint32(24, checksum(out.subarray(HEADER)), true);
   return out;
 }
@@ -43,11 +54,14 @@ export function decodeAnn(bytes: Uint8Array): AnnRecord {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const u32 = (i: number) => view.getUint32(i * 4, true);
   if (u32(0) !== MAGIC) throw corrupt('not a HybridMind ANN index (bad magic)');
-  if (u32(1) !== VERSION) throw corrupt(`unsupported ANN format version ${u32(1)}, expected ${VERSION}`);
+  const version = u32(1);
+  if (version !== VERSION && version !== WITHOUT_ENTRIES_VERSION) throw corrupt(`unsupported ANN format version ${version}, expected ${WITHOUT_ENTRIES_VERSION} or ${VERSION}`);
   const count = u32(3);
   const payloadBytes = u32(9);
   const deletedCount = u32(10);
-  const expected = HEADER + (count + deletedCount) * 4 + payloadBytes;
+  const entryWords = version === VERSION ? 2 * count : 0;
+  const at = HEADER + (count + deletedCount + entryWords) * 4;
+  const expected = at + payloadBytes;
   if (bytes.length !== expected) throw corrupt(`expected ${expected} bytes, received ${bytes.length}`);
   const sum = checksum(bytes.subarray(HEADER));
   if (sum !== u32(6)) throw corrupt(`checksum mismatch: stored ${u32(6)}, computed ${sum}`);
@@ -55,13 +69,16 @@ export function decodeAnn(bytes: Uint8Array): AnnRecord {
   for (let i = 0; i < count; i++) nos[i] = view.getInt32(HEADER + i * 4, true);
   const deleted = new Int32Array(deletedCount);
   for (let i = 0; i < deletedCount; i++) deleted[i] = view.getInt32(HEADER + (count + i) * 4, true);
+  const entries = version === VERSION ? new Uint32Array(entryWords) : null;
+  for (let i = 0; i < entryWords; i++) entries![i] = view.getUint32(HEADER + (count + deletedCount + i) * 4, true);
   return {
     dim: u32(2),
     digest: [u32(4), u32(5)],
     params: { m: u32(7), efConstruction: u32(8) },
     nos,
     deleted,
-    payload: bytes.subarray(HEADER + (count + deletedCount) * 4),
+    entries,
+    payload: bytes.subarray(at),
   };
 }
 
@@ -160,6 +177,12 @@ export class VectorDigest {
 
   equals(digest: readonly [number, number]): boolean {
     return this.a === digest[0] && this.b === digest[1];
+  }
+
+  /** Whether `no` is held with the vector whose entry is `x, y` (two words of `entries`). */
+  holds(no: number, x: number, y: number): boolean {
+    const at = this.#at.get(no);
+    return at !== undefined && this.#hashes[2 * at] === x && this.#hashes[2 * at + 1] === y;
   }
 }
 
