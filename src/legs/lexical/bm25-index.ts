@@ -20,7 +20,6 @@ import { HybridMindError, invalid, messageOf, show } from '../../errors.js';
 import { checkNonNegativeInt } from '../../util/int-checks.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
-import { heapPush } from '../../util/top-heap.js';
 import { encodeFlat, isBinary, readHeader, readState, type BinaryHeader } from './flat-binary.js';
 import { FrozenPostings } from './frozen-postings.js';
 import { checkFlatState, flatState, flatStateBuilder, fromFlatState, indexedWith, removeWithoutText, type FlatState } from './minisearch-state.js';
@@ -176,32 +175,14 @@ export class Bm25Index implements LexicalIndex {
     const boost = this.#params.identifierBoost;
     const bm25 = { k: this.#params.k1, b: this.#params.b, d: this.#params.d };
     const terms = queryTerms(query);
-    const docs = this.#docs;
     const hits: LexicalHit[] = [];
-    // One term at a time, summed as minisearch's OR would (score sum × matched query terms): its
-    // OR merge keeps each document's matched terms in an array it scans per term, quadratic in
-    // the terms a long query shares with a long memory.
-    docs.sum(this.#search ? minisearchSource(this.#search, 'text') : this.#frozen!, terms, (term) => (isCompound(term) ? boost : 1), bm25, (matched, count, sums, counts, holds) => {
-      // The best k by score, then smaller number, asking `accept` only about memories that would
-      // make the cut: a common term matches a large share of the store, and sorting it all, or
-      // filtering it all, cost more than the scoring.
-      const keep = Math.min(k, count);
-      const hs = new Float64Array(keep);
-      const hn = new Int32Array(keep);
-      const hshort = new Map<number, number>();
-      let size = 0;
-      for (let i = 0; i < count; i++) {
-        const shortId = matched[i]!;
-        const score = sums[shortId]! * counts[shortId]!;
-        const id = docs.noOf(shortId);
-        if (size === keep && !(score > hs[0]! || (score === hs[0]! && id < hn[0]!))) continue;
-        if (accept && !accept(id)) continue;
-        size = heapPush(hs, hn, size, keep, score, id);
-        hshort.set(id, shortId);
-      }
+    // Summed per term as minisearch's OR would (score sum × matched query terms): its OR merge
+    // keeps each document's matched terms in an array it scans per term, quadratic in the terms a
+    // long query shares with a long memory.
+    this.#docs.top(this.#search ? minisearchSource(this.#search, 'text') : this.#frozen!, terms, (term) => (isCompound(term) ? boost : 1), bm25, k, accept, (size, scores, nos, shortIdOf, holds) => {
       for (let i = 0; i < size; i++) {
-        const shortId = hshort.get(hn[i]!)!;
-        hits.push({ no: hn[i]!, score: hs[i]!, matched: terms.filter((_, t) => holds(t, shortId)) });
+        const shortId = shortIdOf(nos[i]!);
+        hits.push({ no: nos[i]!, score: scores[i]!, matched: terms.filter((_, t) => holds(t, shortId)) });
       }
     });
     return hits.sort((x, y) => y.score - x.score || x.no - y.no);

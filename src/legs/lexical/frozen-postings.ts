@@ -16,16 +16,20 @@ export class FlatPostings implements FlatList {
   ) {}
 
   has(shortId: number): boolean {
+    return this.tfOf(shortId) > 0;
+  }
+
+  tfOf(shortId: number): number {
     let lo = 0;
     let hi = this.size - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const at = this.data[this.start + 2 * mid]!;
-      if (at === shortId) return true;
+      if (at === shortId) return this.data[this.start + 2 * mid + 1]!;
       if (at < shortId) lo = mid + 1;
       else hi = mid - 1;
     }
-    return false;
+    return 0;
   }
 }
 
@@ -57,6 +61,11 @@ export class FrozenPostings implements TermSource {
 
   get averageLength(): number {
     return this.state.averageFieldLength;
+  }
+
+  /** `checkFlatState` refuses a posting of a document the state does not hold. */
+  get lingering(): number {
+    return 0;
   }
 
   get termCount(): number {

@@ -1,0 +1,184 @@
+/**
+ * `DocTable.top` stops walking a term's postings once no document it has not met can make the
+ * cut. These check that its answer is the full walk's to the last bit (scores, order, ties,
+ * filter), on minisearch's maps and on a loaded index's flat arrays, and that it does skip a
+ * common term's list when rare terms already fill the cut.
+ */
+import fc from 'fast-check';
+import MiniSearch from 'minisearch';
+import { describe, expect, it } from 'vitest';
+import { FrozenPostings } from '../src/legs/lexical/frozen-postings.js';
+import { checkFlatState, flatState } from '../src/legs/lexical/minisearch-state.js';
+import { DocTable, minisearchSource, type TermSource } from '../src/legs/lexical/term-scores.js';
+import { queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
+
+const params = { k: 1.2, b: 0.7, d: 0.5 };
+const identity = (t: string) => t;
+
+/** Words drawn with Zipf-like weights, so some terms are in most documents and some in a few. */
+const VOCAB = Array.from({ length: 24 }, (_, i) => `w${i}`);
+
+function indexOf(texts: string[]): MiniSearch<{ no: number; text: string }> {
+  const mini = new MiniSearch<{ no: number; text: string }>({ idField: 'no', fields: ['text'], tokenize, processTerm: identity });
+  texts.forEach((text, no) => mini.add({ no, text }));
+  return mini;
+}
+
+type Hit = [no: number, score: number];
+
+/** The reference: every matching document through the full walk (`sum`), filtered, sorted, cut. */
+function fullWalk(table: DocTable, source: TermSource, terms: string[], boostOf: (t: string) => number, k: number, accept?: (no: number) => boolean): Hit[] {
+  const all: Hit[] = [];
+  table.sum(source, terms, boostOf, params, (matched, count, scoreOf) => {
+    for (let i = 0; i < count; i++) all.push([table.noOf(matched[i]!), scoreOf(matched[i]!)]);
+  });
+  return all.filter(([no]) => !accept || accept(no)).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, k);
+}
+
+function topOf(table: DocTable, source: TermSource, terms: string[], boostOf: (t: string) => number, k: number, accept?: (no: number) => boolean): Hit[] {
+  let hits: Hit[] = [];
+  table.top(source, terms, boostOf, params, k, accept, (size, scores, nos) => {
+    hits = Array.from({ length: size }, (_, i): Hit => [nos[i]!, scores[i]!]);
+  });
+  return hits.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+}
+
+// nat → word: squaring skews the draw toward the first words (common) and away from the last (rare).
+const wordOf = (x: number) => VOCAB[Math.floor(((x / 1001) ** 2) * VOCAB.length)]!;
+const docArb = fc.oneof(
+  fc.array(fc.nat({ max: 1000 }), { minLength: 1, maxLength: 40 }).map((draws) => draws.map(wordOf).join(' ')),
+  // One word many times in a short text: a term's score comes close to its bound there.
+  fc.tuple(fc.nat({ max: 1000 }), fc.integer({ min: 1, max: 60 })).map(([x, times]) => Array(times).fill(wordOf(x)).join(' ')),
+);
+// Then a run of identical texts holding the commonest word: past MIN_SKIPPED postings its list
+// is one `top` may leave unwalked, and identical texts tie.
+const corpusArb = fc.tuple(fc.array(docArb, { minLength: 1, maxLength: 160 }), fc.integer({ min: 0, max: 3000 })).map(([docs, pad]) => [...docs, ...Array<string>(pad).fill(`${VOCAB[0]} pad`)]);
+
+describe('DocTable.top', () => {
+  it('answers exactly as the full walk: scores, order, ties and filter, on maps and on flat arrays', () => {
+    fc.assert(
+      fc.property(
+        corpusArb,
+        fc.array(fc.oneof(fc.constantFrom(...VOCAB), fc.constant('absent')), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.option(fc.integer({ min: 2, max: 5 })),
+        fc.array(fc.nat({ max: 159 }), { maxLength: 20 }),
+        (texts, terms, k, filterModulus, removed) => {
+          const mini = indexOf(texts);
+          for (const no of new Set(removed)) if (no < texts.length) mini.remove({ no, text: texts[no]! });
+          const table = DocTable.of(mini, 'text');
+          const accept = filterModulus === null ? undefined : (no: number) => no % filterModulus !== 0;
+          // Boosts make the highest-scoring term not always the rarest.
+          const boostOf = (t: string) => (Number(t.slice(1)) % 3 === 0 ? 2 : 1);
+          const source = minisearchSource(mini, 'text');
+          expect(topOf(table, source, terms, boostOf, k, accept)).toEqual(fullWalk(table, source, terms, boostOf, k, accept));
+          if (mini.documentCount === 0) return;
+          const flat = flatState(mini);
+          const frozen = FrozenPostings.of(flat, checkFlatState(flat))!;
+          const frozenTable = DocTable.fromDocs(flat.docs);
+          expect(topOf(frozenTable, frozen, terms, boostOf, k, accept)).toEqual(fullWalk(frozenTable, frozen, terms, boostOf, k, accept));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('does not walk a common term\'s list once rare terms fill the cut, and walks it when they do not', () => {
+    // 4,000 documents hold "common"; 20 also hold "rare".
+    const texts = Array.from({ length: 4000 }, (_, i) => (i % 200 === 0 ? 'common rare' : `common filler${i % 7}`));
+    const mini = indexOf(texts);
+    const table = DocTable.of(mini, 'text');
+    const inner = minisearchSource(mini, 'text');
+    const walked: string[] = [];
+    /** The same source, noting which terms' lists are walked (looked up by document is not walking). */
+    const source: TermSource = {
+      documentCount: inner.documentCount,
+      averageLength: inner.averageLength,
+      lingering: inner.lingering,
+      postings(term) {
+        const list = inner.postings(term) as Map<number, number> | undefined;
+        if (list === undefined) return undefined;
+        const noting = new Map(list);
+        noting.forEach = (fn) => {
+          walked.push(term);
+          list.forEach((tf, id) => fn(tf, id, noting));
+        };
+        return noting;
+      },
+    };
+    const one = () => 1;
+    const best = topOf(table, source, ['common', 'rare'], one, 5);
+    expect(walked).toEqual(['rare']);
+    expect(best.map(([no]) => no)).toEqual([0, 200, 400, 600, 800]);
+    expect(best).toEqual(fullWalk(table, inner, ['common', 'rare'], one, 5));
+    walked.length = 0;
+    // Thirty wanted and only twenty hold the rare term: the common list must be walked.
+    expect(topOf(table, source, ['common', 'rare'], one, 30)).toEqual(fullWalk(table, inner, ['common', 'rare'], one, 30));
+    expect(walked).toEqual(['rare', 'common']);
+  });
+
+  it('bounds a term by its best possible score, boost included, so a short text repeating a commoner term still makes the cut', () => {
+    // The lists are long enough (past MIN_SKIPPED) for `top` to consider leaving "mid" unwalked.
+    for (const [holders, boosted] of [[2100, false], [5000, true]] as const) {
+      // 20 long texts hold "rare" (minisearch's length is a text's distinct terms: 401 here); `holders`
+      // hold "mid", one of them as "mid" eight times alone (length 1).
+      const filler = (i: number, words: number) => Array.from({ length: words }, (_, w) => `f${(i * 7 + w) % 50}`).join(' ');
+      const long = Array.from({ length: 400 }, (_, w) => `g${w}`).join(' ');
+      const texts = Array.from({ length: 20_000 }, (_, i) => {
+        if (i < 20) return `rare ${long}`;
+        if (i === 20) return 'mid mid mid mid mid mid mid mid';
+        if (i < 20 + holders) return `mid ${filler(i, 20)}`;
+        return filler(i, 20);
+      });
+      const mini = indexOf(texts);
+      const table = DocTable.of(mini, 'text');
+      const source = minisearchSource(mini, 'text');
+      const boostOf = (t: string) => (boosted && t === 'mid' ? 2 : 1);
+      const expected = fullWalk(table, source, ['rare', 'mid'], boostOf, 5);
+      expect(expected.map(([no]) => no)).toContain(20);
+      expect(topOf(table, source, ['rare', 'mid'], boostOf, 5)).toEqual(expected);
+    }
+  });
+
+  it('bounds what documents not met yet can score by every term they may still hold, times how many', () => {
+    // "alpha" alone scores highest per term, but texts holding both "bravo" and "charlie" double their sum.
+    const filler = (i: number) => Array.from({ length: 20 }, (_, w) => `f${(i * 7 + w) % 50}`).join(' ');
+    const texts = Array.from({ length: 20_000 }, (_, i) => {
+      if (i < 20) return 'alpha alpha alpha alpha alpha alpha alpha alpha';
+      if (i < 30) return 'bravo charlie';
+      if (i < 520) return `bravo ${filler(i)}`;
+      if (i < 3520) return `charlie ${filler(i)}`;
+      return filler(i);
+    });
+    const mini = indexOf(texts);
+    const table = DocTable.of(mini, 'text');
+    const source = minisearchSource(mini, 'text');
+    const one = () => 1;
+    const expected = fullWalk(table, source, queryTerms('alpha bravo charlie'), one, 5);
+    expect(expected.map(([no]) => no)).toEqual([20, 21, 22, 23, 24]);
+    expect(topOf(table, source, queryTerms('alpha bravo charlie'), one, 5)).toEqual(expected);
+  });
+
+  it('keeps no more than the postings name, whatever k is asked for', () => {
+    const mini = indexOf(['alpha beta', 'alpha', 'beta gamma']);
+    const table = DocTable.of(mini, 'text');
+    const source = minisearchSource(mini, 'text');
+    const one = () => 1;
+    const all = topOf(table, source, ['alpha', 'beta', 'zeta'], one, 2 ** 31 - 1);
+    expect(all.map(([no]) => no)).toEqual([0, 1, 2]);
+    expect(all).toEqual(fullWalk(table, source, ['alpha', 'beta', 'zeta'], one, 3));
+    expect(topOf(table, source, ['zeta'], one, 10)).toEqual([]);
+  });
+
+  it('falls back to the full walk when minisearch keeps a discarded document\'s postings', () => {
+    const texts = ['alpha beta', 'alpha', 'alpha beta beta', 'beta gamma', 'alpha gamma'];
+    const mini = indexOf(texts);
+    const table = DocTable.of(mini, 'text');
+    table.removing(mini, 2);
+    mini.discard(2);
+    const source = minisearchSource(mini, 'text');
+    expect(source.lingering).toBe(1);
+    const one = () => 1;
+    expect(topOf(table, source, ['alpha', 'beta', 'gamma'], one, 2)).toEqual(fullWalk(table, source, ['alpha', 'beta', 'gamma'], one, 2));
+  });
+});
