@@ -88,6 +88,8 @@ export class MemoryCore {
   readonly #enrichmentOptions: EnrichmentOptions | undefined;
   readonly #saver: QuietSaver | null;
   readonly #keepsData: boolean;
+  /** Committed writes so far: a quiet save that sees it move stops (the write's own quiet period saves again). */
+  #writes = 0;
   #closed = false;
 
   protected constructor({ repo, indexes, embedder, now, logger, defaults, enrichment, saveAfterMs, keepsData }: OpenedCore) {
@@ -101,9 +103,12 @@ export class MemoryCore {
     this.#enrichment = this.#newEnrichmentQueue();
     this.#writer = new Writer(repo, indexes, this.#enrichment, now);
     this.#enrichment?.enqueue(repo.memoriesWithoutVector());
-    this.#saver = saveAfterMs === null ? null : new QuietSaver(saveAfterMs, () => this.#saveDerived(true));
+    this.#saver = saveAfterMs === null ? null : new QuietSaver(saveAfterMs, () => this.#saveQuietly());
     this.#keepsData = keepsData;
-    repo.onWrite = () => this.#saver?.touch();
+    repo.onWrite = () => {
+      this.#writes++;
+      this.#saver?.touch();
+    };
     // An open that rebuilt an index saves it too, or a store only read from would rebuild at every open.
     this.#saver?.touch();
   }
@@ -398,13 +403,30 @@ export class MemoryCore {
   }
 
   /** The next open loads the lexical index instead of rebuilding it; failing to save only costs that. */
-  #saveDerived(quiet = false): void {
-    if (this.#closed && quiet) return;
+  #saveDerived(): void {
     try {
-      if (this.#indexes.saveDerived(quiet) && quiet) this.#logger('debug', 'saved the derived indexes after writes went quiet', { memories: this.#indexes.catalog.size });
+      this.#indexes.saveDerived();
     } catch (error) {
-      this.#logger('warn', 'could not save the lexical index; the next open rebuilds it', { error });
+      this.#couldNotSave(error);
     }
+  }
+
+  /** The save once writes went quiet, a part at a time in the background; a write or close meanwhile ends it. */
+  #saveQuietly(): void {
+    if (this.#closed) return;
+    const writes = this.#writes;
+    const indexes = this.#indexes;
+    indexes.saveDerivedInSlices(
+      () => !this.#closed && this.#writes === writes && this.#indexes === indexes,
+      (saved, error) => {
+        if (error !== undefined) this.#couldNotSave(error);
+        else if (saved) this.#logger('debug', 'saved the derived indexes after writes went quiet', { memories: indexes.catalog.size });
+      },
+    );
+  }
+
+  #couldNotSave(error: unknown): void {
+    this.#logger('warn', 'could not save the lexical index; the next open rebuilds it', { error });
   }
 
   #open(method: string): void {

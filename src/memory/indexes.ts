@@ -158,17 +158,60 @@ export class Indexes implements RecallParts {
   }
 
   /**
-   * Saves the lexical and entity indexes and the vector codes for the next open, unless the saved
-   * ones are already current: false then. `quiet`: the store's writes went quiet (see `VectorIndex.flush`).
+   * Saves the lexical and entity indexes and the vector codes for the next open (and whatever the
+   * HNSW graph has not saved), unless the saved ones are already current: false then.
    */
-  saveDerived(quiet = false): boolean {
+  saveDerived(): boolean {
+    const parts = this.#saveParts(false);
+    for (;;) {
+      const part = parts.next();
+      if (part.done) return part.value;
+    }
+  }
+
+  /**
+   * `saveDerived` once writes went quiet, a part per slice of background work (the graph, the
+   * lexical index, the entities and catalog, the codes), so it holds the thread for its largest
+   * part instead of all of them: at 100k memories ~0.3 s (the lexical index) instead of ~0.7 s. It
+   * stops when `current()` turns false (a write or a close came in between: the parts saved carry
+   * the old stamp, which no open trusts, and the write's own quiet period saves again); `done`
+   * hears whether it saved anything, or what failed.
+   */
+  saveDerivedInSlices(current: () => boolean, done: (saved: boolean, error?: unknown) => void): void {
+    const parts = this.#saveParts(true);
+    let saved = false;
+    let error: unknown;
+    inSlices(
+      () => {
+        try {
+          const part = parts.next();
+          if (!part.done) return true;
+          saved = part.value;
+        } catch (cause) {
+          error = cause;
+        }
+        return false;
+      },
+      current,
+      () => done(saved, error),
+    );
+  }
+
+  /**
+   * What `saveDerived` writes, a part per step; returns whether it wrote anything. `quiet`: the
+   * store's writes went quiet, and the graph saves only if enough of it is unsaved (`VectorIndex.flush`).
+   */
+  *#saveParts(quiet: boolean): Generator<void, boolean> {
     // Apart from the stamp: an HNSW graph finished after the last save changes no row.
     this.vector?.flush?.(quiet);
     const stamp = storeStamp(this.repository);
     if (stamp.key === this.#savedStamp) return false;
+    yield;
     save(this.repository, LEXICAL, stamp, this.lexical);
+    yield;
     save(this.repository, ENTITIES, stamp, this.entities);
     saveBytes(this.repository, CATALOG.name, stamp, encodeCatalog(this.catalog.values()));
+    yield;
     const quantized = this.vector?.saveQuantized?.() ?? null;
     if (quantized) saveBytes(this.repository, QUANTIZED, stamp, quantized);
     this.#savedStamp = stamp.key;

@@ -217,6 +217,73 @@ describe('saving the derived indexes when writes go quiet', () => {
     expect(ids(await reopened.recall('quiet note', { mode: 'vector', k: 1, queryEmbedding: annVectors[260]! }))).toEqual(['q260']);
   });
 
+  /** A file store's driver noting each saved index's name as its first part is written. */
+  async function notingSaves(path: string, events: string[], onPart: (name: string) => void = () => {}): Promise<SqlDriver> {
+    const inner = await SqliteFileDriver.open(path);
+    return {
+      name: inner.name,
+      exec: (sql, params) => {
+        const name = /^INSERT INTO derived_index/.test(sql) ? String(params?.[0]) : '';
+        if (name !== '' && !name.includes('#')) {
+          events.push(name);
+          onPart(name);
+        }
+        return inner.exec(sql, params);
+      },
+      all: (sql, params) => inner.all(sql, params),
+      transaction: (fn) => inner.transaction(fn),
+      close: () => inner.close(),
+    };
+  }
+
+  it('saves a part per slice of background work, so other work runs between the parts', async () => {
+    const events: string[] = [];
+    const log = recorder();
+    const mem = await openMemory({ storage: await notingSaves(join(dir, 'sliced.db'), events), embedder: null, saveIndexesAfterMs: 10, logger: log.logger });
+    stores.push(mem);
+    await mem.storeMany(items);
+    let ticking = true;
+    const tick = () => {
+      events.push('tick');
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await until(() => log.messages.includes(SAVED));
+    ticking = false;
+    expect(events.filter((e) => e !== 'tick')).toEqual(['lexical', 'entities', 'catalog', 'quantized']);
+    const between = (from: string, to: string) => events.slice(events.indexOf(from), events.indexOf(to));
+    expect(between('lexical', 'entities')).toContain('tick');
+    expect(between('catalog', 'quantized')).toContain('tick');
+  });
+
+  it('stops a quiet save that a write overtakes, and saves again once that write goes quiet', async () => {
+    const events: string[] = [];
+    const log = recorder();
+    const path = join(dir, 'overtaken.db');
+    let mem!: HybridMemory;
+    let overtaken = false;
+    // The write lands between the save's first part and its next.
+    const driver = await notingSaves(path, events, (name) => {
+      if (name !== 'lexical' || overtaken) return;
+      overtaken = true;
+      void mem.store(items[49]!);
+    });
+    mem = await openMemory({ storage: driver, embedder: null, saveIndexesAfterMs: 10, logger: log.logger });
+    await mem.storeMany(items.slice(0, 49));
+    await until(() => log.messages.includes(SAVED));
+    expect(events).toEqual(['lexical', 'lexical', 'entities', 'catalog', 'quantized']);
+    expect(log.messages.filter((m) => m === SAVED)).toHaveLength(1);
+    const expected = await answers(mem);
+    await mem.close();
+    // The quiet save left nothing for close to write.
+    expect(events).toHaveLength(5);
+    const reopenedLog = recorder();
+    const reopened = await openMemory({ storage: path, embedder: null, logger: reopenedLog.logger });
+    stores.push(reopened);
+    expect(reopenedLog.messages).toEqual(expect.arrayContaining(['loaded the saved lexical index', 'loaded the saved entity index', 'loaded the saved catalog']));
+    expect(await answers(reopened)).toEqual(expected);
+  });
+
   it('refuses a delay that is not a whole number of ms or false, naming open and the value', async () => {
     for (const bad of [-1, 1.5, '5000', true, null, 2 ** 31]) {
       await expect(HybridMemory.open({ embedder: null, saveIndexesAfterMs: bad as never })).rejects.toMatchObject({
