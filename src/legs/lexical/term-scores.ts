@@ -153,7 +153,7 @@ export class DocTable {
    */
   top(source: TermSource, terms: readonly string[], boostOf: (term: string) => number, bm25: Bm25Params, k: number, accept: Accept | undefined, use: (size: number, scores: Float64Array, nos: Int32Array, shortIdOf: (no: number) => number, holds: (term: number, shortId: number) => boolean) => void): void {
     const lists = terms.map((term) => source.postings(term));
-    const holds = (term: number, shortId: number): boolean => lists[term]?.has(shortId) ?? false;
+    const holds = holdsIn(lists);
     // No more than the postings can name, whatever `k` a caller asks for.
     const keep = Math.min(k, lists.reduce((sum, list) => sum + (list?.size ?? 0), 0));
     const scores = new Float64Array(keep);
@@ -167,8 +167,8 @@ export class DocTable {
       size = heapPush(scores, nos, size, keep, score, no);
       shortIds.set(no, shortId);
     };
-    const walked = lists.filter((list) => list !== undefined).length;
     if (keep === 0) return use(0, scores, nos, shortIdOf, holds);
+    const walked = lists.filter((list) => list !== undefined).length;
     if (walked < 2 || source.lingering > 0 || !this.#pruned(source, terms, lists, boostOf, bm25, () => (size === keep ? scores[0]! : -Infinity), offer)) {
       size = 0;
       shortIds.clear();
@@ -189,7 +189,7 @@ export class DocTable {
     const total = source.documentCount;
     const avgFieldLength = source.averageLength;
     const boosts = terms.map(boostOf);
-    const idfs = lists.map((list) => (list === undefined ? 0 : Math.log(1 + (total - list.size + 0.5) / (list.size + 0.5))));
+    const idfs = lists.map((list) => (list === undefined ? 0 : invDocFreqOf(total, list.size)));
     // A term adds at most idf · (d + k1 + 1) · boost: its frequency part tends to k1 + 1 from below. The
     // margin covers rounding, so a bound is never below a score it stands for.
     const bound = (t: number) => idfs[t]! * (d + k1 + 1) * boosts[t]! * (1 + 1e-9);
@@ -265,7 +265,7 @@ export class DocTable {
     let n = 0;
     try {
       terms.forEach((term, i) => (n = this.#scoreTerm(source, lists[i], boostOf(term), bm25, n)));
-      use(touched, n, (shortId) => slots[SLOT * shortId + SUM]! * slots[SLOT * shortId + COUNT]!, (term, shortId) => lists[term]?.has(shortId) ?? false);
+      use(touched, n, (shortId) => slots[SLOT * shortId + SUM]! * slots[SLOT * shortId + COUNT]!, holdsIn(lists));
     } finally {
       for (let i = 0; i < n; i++) {
         slots[SLOT * touched[i]! + SUM] = 0;
@@ -294,14 +294,14 @@ export class DocTable {
     const touched = this.#touched;
     let matching = freqs.size;
     // minisearch takes the log for every posting; it changes only when `matching` does.
-    let invDocFreq = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
+    let invDocFreq = invDocFreqOf(total, matching);
     const score = (docId: number, termFreq: number): void => {
       const at = SLOT * docId;
       const id = docId < held ? slots[at + NO]! : NONE;
       // A discarded document still in the postings: minisearch skips it and stops counting it.
       if (id === NONE) {
         matching -= 1;
-        invDocFreq = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
+        invDocFreq = invDocFreqOf(total, matching);
         return;
       }
       const raw = termScore(invDocFreq, termFreq, slots[at + LENGTH]!, avgFieldLength, k, b, d);
@@ -320,6 +320,16 @@ export class DocTable {
     }
     return n;
   }
+}
+
+/** A term's inverse document frequency, minisearch's expression operation for operation. */
+function invDocFreqOf(total: number, matching: number): number {
+  return Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
+}
+
+/** Whether the document `shortId` holds the term at position `term` of `lists`. */
+function holdsIn(lists: ReadonlyArray<Postings | undefined>): (term: number, shortId: number) => boolean {
+  return (term, shortId) => lists[term]?.has(shortId) ?? false;
 }
 
 /** One term's BM25+ score in one document, minisearch's expression operation for operation. */

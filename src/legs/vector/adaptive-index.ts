@@ -1,7 +1,8 @@
 import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, AnnOptions, SavedBytes, Scored, VectorIndex, VectorReader } from '../types.js';
-import { decodeAnn, encodeAnn, VectorDigest, type AnnRecord } from './ann-format.js';
+import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
+import { planRepair, REBUILD_DELETED_RATIO, type Repair } from './ann-repair.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { checkPacked } from './packed.js';
 import { decodeQuantized } from './quantized-snapshot.js';
@@ -60,12 +61,6 @@ interface Dependencies {
 const COPIES_MAX_BYTES = 32 * 2 ** 20;
 
 const BATCH = 32;
-const REBUILD_DELETED_RATIO = 0.25;
-/**
- * Share of the vectors a saved graph may lack and still be brought up to date instead of rebuilt:
- * adding a vector to the graph costs about what it cost in the build, so past half the saving is small.
- */
-const REPAIR_MAX_SHARE = 0.5;
 /**
  * Unsaved graph changes, as a share of the vectors held, from which a quiet period saves the
  * graph. A save rewrites all of it and holds the thread meanwhile (2.6 s at 100k vectors), after
@@ -535,36 +530,6 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#waiters = [];
     for (const resolve of waiters) resolve();
   }
-}
-
-interface Repair {
-  /** Saved vectors no longer held: marked deleted. */
-  removed: number[];
-  /** Vectors held that the saved graph lacks or holds with an older vector: added again. */
-  pending: number[];
-}
-
-/**
- * What brings a saved graph (`record`) to the vectors held now (`digest`, `flat`); null when the
- * bytes carry no per-vector entries (version 1), or when a rebuild costs about as much: more than
- * `REPAIR_MAX_SHARE` of the vectors to add, or more deleted slots than a rebuild would tolerate.
- */
-function planRepair(record: AnnRecord, digest: VectorDigest, flat: FlatVectorIndex): Repair | null {
-  const entries = record.entries;
-  if (entries === null) return null;
-  const saved = new Set<number>();
-  const removed: number[] = [];
-  const pending: number[] = [];
-  record.nos.forEach((no, i) => {
-    saved.add(no);
-    if (digest.holds(no, entries[2 * i]!, entries[2 * i + 1]!)) return;
-    if (flat.has(no)) pending.push(no);
-    else removed.push(no);
-  });
-  for (const no of flat.nos()) if (!saved.has(no)) pending.push(no);
-  const slots = record.nos.length + record.deleted.length;
-  if (pending.length > REPAIR_MAX_SHARE * flat.size || (record.deleted.length + removed.length) > REBUILD_DELETED_RATIO * slots) return null;
-  return { removed, pending };
 }
 
 /** A save timer must not keep a Node process alive (the build's slices do, so awaiting it works). */
