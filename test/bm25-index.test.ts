@@ -547,6 +547,10 @@ describe('Bm25Index', () => {
         v2((state) => (state['documentCount'] = 9)),
         v2((state) => (state['texts'] = ['only one'])),
         v2((state) => ((state['docs'] as number[])[1] = -1)),
+        // A short id, memory number or length held as a string of digits.
+        v2((state) => ((state['docs'] as unknown[])[0] = String((state['docs'] as number[])[0]))),
+        v2((state) => ((state['docs'] as unknown[])[1] = String((state['docs'] as number[])[1]))),
+        v2((state) => ((state['docs'] as unknown[])[2] = String((state['docs'] as number[])[2]))),
         v2((state) => (state['docs'] = [...(state['docs'] as number[]).slice(0, 3), ...(state['docs'] as number[]).slice(0, 3)])),
         v2((state) => ((state['postings'] as number[])[1] = 77)),
         v2((state) => ((state['postings'] as unknown[])[1] = String((state['postings'] as number[])[1]))),
@@ -565,6 +569,14 @@ describe('Bm25Index', () => {
         Uint8Array.from([...good, 0]),
         v4((s) => (s.docs[1] = -1)),
         v4((s) => (s.docs[2] = 0.5)),
+        // A short id past every one handed out, its postings moved with it.
+        v4((s) => {
+          const moved = s.docs[0]!;
+          s.docs[0] = s.nextId;
+          for (let at = 0; at < s.postings.length; at += 1 + 2 * s.postings[at]!) {
+            for (let p = at + 1; p < at + 1 + 2 * s.postings[at]!; p += 2) if (s.postings[p] === moved) s.postings[p] = s.nextId;
+          }
+        }),
         v4((s) => (s.docs = [...s.docs.slice(0, 3), ...s.docs.slice(0, 3)])),
         v4((s) => (s.postings[1] = 77)),
         v4((s) => (s.postings[2] = 0)),

@@ -109,6 +109,16 @@ describe('a loaded entity index', () => {
       encode([-1, 0]),
       encode([1.5, 0]),
       encode([1, 0], ['bob', 'bob']),
+      // Counts and ids that are not whole numbers in range, in the forms a crafted save could hold.
+      encode([1, '1', 0] as unknown as number[]),
+      encode([1, 1.5, 0]),
+      encode([1, -1, 0]),
+      encode([1, null]),
+      encode([1, 1, '0'] as unknown as number[]),
+      encode([1, 1, -1]),
+      encode([1, 1, 0.5]),
+      encode([1, 1, 2 ** 32]),
+      encode(['1', 0] as unknown as number[]),
     ];
     bad.forEach((bytes, i) => expect(() => EntityIndex.load(bytes), `case ${i}`).toThrow());
   });

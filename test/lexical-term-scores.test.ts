@@ -27,7 +27,7 @@ describe('DocTable scores', () => {
     // The same postings read in place from the flat state a save writes, as a loaded index reads them.
     const flat = flatState(mini);
     const frozen = FrozenPostings.of(flat, checkFlatState(flat))!;
-    const frozenTable = DocTable.fromDocs(flat.docs);
+    const frozenTable = DocTable.fromDocs(flat.docs, flat.nextId);
     /** One term's scores by memory number, through `sum` (the sum of one term is its score). */
     const scoresOf = (term: string, boost: number, source: TermSource = minisearchSource(mini, 'text'), docs = table): Map<number, number> => {
       const got = new Map<number, number>();

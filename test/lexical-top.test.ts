@@ -75,7 +75,7 @@ describe('DocTable.top', () => {
           if (mini.documentCount === 0) return;
           const flat = flatState(mini);
           const frozen = FrozenPostings.of(flat, checkFlatState(flat))!;
-          const frozenTable = DocTable.fromDocs(flat.docs);
+          const frozenTable = DocTable.fromDocs(flat.docs, flat.nextId);
           expect(topOf(frozenTable, frozen, terms, boostOf, k, accept)).toEqual(fullWalk(frozenTable, frozen, terms, boostOf, k, accept));
         },
       ),

@@ -22,7 +22,7 @@ export async function defaultLegs({ vectorKernel, ann, logger }: LegChoice): Pro
     },
     lexical: () => new Bm25Index(),
     loadLexical: (bytes) => Bm25Index.load(bytes, { logger }),
-    graph: () => new GraphIndex(),
+    graph: (nodes) => new GraphIndex(nodes),
     entities: () => new EntityIndex(),
     loadEntities: (bytes) => EntityIndex.load(bytes),
   };

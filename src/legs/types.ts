@@ -179,6 +179,12 @@ export function sameGraphRank(a: GraphHit, b: GraphHit): boolean {
   return a.distance === b.distance && a.anchorRank === b.anchorRank && a.weight === b.weight;
 }
 
+/** The memories a graph leg walks between, as whoever keeps them answers for them. */
+export interface NodeSet {
+  has(no: number): boolean;
+  readonly size: number;
+}
+
 /** Graph leg: typed, directed edges between memories (several between the same two allowed). */
 export interface GraphLeg {
   /** Edges held. */
@@ -273,7 +279,8 @@ export interface LegFactory {
   lexical(): LexicalIndex;
   /** A lexical index from `LexicalIndex.save()`'s bytes; throws when they do not load. */
   loadLexical(bytes: Uint8Array): LexicalIndex;
-  graph(): GraphLeg;
+  /** `nodes`: the store's memories, which the leg reads instead of keeping its own copy. */
+  graph(nodes?: NodeSet): GraphLeg;
   entities(): EntityLeg;
   /** An entity index from `EntityLeg.save()`'s bytes; throws when they do not load. */
   loadEntities(bytes: Uint8Array): EntityLeg;

@@ -4,6 +4,7 @@ import { denseLimit } from '../util/number-positions.js';
 import { CatalogBase } from './catalog-base.js';
 import { entryOf, type CatalogEntry } from './catalog-entry.js';
 import type { SavedCatalog } from './saved-catalog.js';
+import { emptyWindow, widen, type ValidityWindow } from './validity-window.js';
 
 /**
  * When each memory was recorded and is valid, in columns indexed by number, so the check every
@@ -14,7 +15,7 @@ class ValidityColumns {
   readonly live: Uint8Array;
   readonly createdAt: Float64Array;
   readonly validFrom: Float64Array;
-  /** +Infinity for "still true". */
+  /** NaN for "still true", as the saved catalog keeps it, so an open copies that column as it is. */
   readonly validTo: Float64Array;
 
   constructor(capacity: number) {
@@ -41,7 +42,7 @@ class ValidityColumns {
     this.live[e.no] = 1;
     this.createdAt[e.no] = e.createdAt;
     this.validFrom[e.no] = e.validFrom;
-    this.validTo[e.no] = e.validTo ?? Infinity;
+    this.validTo[e.no] = e.validTo ?? Number.NaN;
   }
 }
 
@@ -84,7 +85,7 @@ export class Catalog {
     this.#byId.set(entry.id, entry.no);
     this.#sparse = false;
     if (this.#columns) this.#putColumns(entry);
-    if (this.#window) widen(this.#window, entry.createdAt, entry.validFrom, entry.validTo ?? Infinity);
+    if (this.#window) widen(this.#window, entry.createdAt, entry.validFrom, entry.validTo ?? Number.NaN);
     return entry;
   }
 
@@ -114,8 +115,8 @@ export class Catalog {
     }
     const { live, createdAt, validFrom, validTo } = c;
     const n = live.length;
-    // recordedBy and statusAt over the columns (validTo is +Infinity where the entry has null).
-    return (no) => no < n && live[no] === 1 && (!asOf || createdAt[no]! <= reference) && (includeHistorical || (validFrom[no]! <= reference && validTo[no]! > reference));
+    // recordedBy and statusAt over the columns (validTo is NaN where the entry has null, so "not ended by then" is !(≤)).
+    return (no) => no < n && live[no] === 1 && (!asOf || createdAt[no]! <= reference) && (includeHistorical || (validFrom[no]! <= reference && !(validTo[no]! <= reference)));
   }
 
   /**
@@ -128,14 +129,10 @@ export class Catalog {
     return (!asOf || w.recorded <= reference) && (includeHistorical || (w.from <= reference && w.to > reference));
   }
 
+  /** A loaded catalog's memories by the window it was saved with (a changed one's old values only widen it), the rest one by one. */
   #measureWindow(): ValidityWindow {
-    const w: ValidityWindow = { recorded: -Infinity, from: -Infinity, to: Infinity };
-    const c = this.#columnsIfDense();
-    if (c) {
-      for (let no = 0; no < c.capacity; no++) if (c.live[no] === 1) widen(w, c.createdAt[no]!, c.validFrom[no]!, c.validTo[no]!);
-    } else {
-      for (const e of this.values()) widen(w, e.createdAt, e.validFrom, e.validTo ?? Infinity);
-    }
+    const w = this.#base?.window() ?? emptyWindow();
+    for (const e of this.#byNo.values()) widen(w, e.createdAt, e.validFrom, e.validTo ?? Number.NaN);
     return w;
   }
 
@@ -189,6 +186,11 @@ export class Catalog {
     return this.#byNo.get(no) ?? this.#base?.get(no);
   }
 
+  /** Whether `no` is a memory held (`get` without making a loaded memory's entry). */
+  has(no: number): boolean {
+    return this.#byNo.has(no) || (this.#base?.has(no) ?? false);
+  }
+
   /** For callers that hold a number the engine produced, so it must exist. */
   entry(no: number): CatalogEntry {
     const entry = this.get(no);
@@ -232,21 +234,4 @@ export class Catalog {
     this.#sparse = false;
     this.#window = null;
   }
-}
-
-/**
- * The latest recording and start of validity and the earliest end of it over the memories held.
- * A removal leaves the window as it was, so it can only be wider than the memories left: it may
- * make `acceptsEvery` say false when every one would pass, never true when one would not.
- */
-interface ValidityWindow {
-  recorded: number;
-  from: number;
-  to: number;
-}
-
-function widen(w: ValidityWindow, createdAt: number, validFrom: number, validTo: number): void {
-  if (createdAt > w.recorded) w.recorded = createdAt;
-  if (validFrom > w.from) w.from = validFrom;
-  if (validTo < w.to) w.to = validTo;
 }

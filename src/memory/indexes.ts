@@ -54,7 +54,7 @@ export class Indexes implements RecallParts {
     this.#legs = options.legs;
     this.#logger = options.logger;
     this.lexical = options.legs.lexical();
-    this.graph = options.legs.graph();
+    this.graph = options.legs.graph(this.catalog);
     this.entities = options.legs.entities();
     this.auto = options.autoEdges ? new AutoEdges(options.autoEdges) : null;
     this.neighbourAveraging = options.neighbourAveraging ?? null;
@@ -109,8 +109,7 @@ export class Indexes implements RecallParts {
     if (catalog) this.catalog.adopt(catalog);
     else for (const row of rows.catalog()) this.catalog.set(row);
     const texts = lexical && entities && !this.auto ? null : rows.texts();
-    if (!texts) for (const no of this.catalog.nos()) this.graph.addNode(no);
-    else {
+    if (texts) {
       for (const entry of this.catalog.values()) {
         const { no } = entry;
         this.graph.addNode(no);

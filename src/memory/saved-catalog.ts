@@ -14,6 +14,7 @@ import { readLE, writeLE } from '../util/endian.js';
 import { NumberPositions } from '../util/number-positions.js';
 import type { CatalogEntry } from './catalog-entry.js';
 import type { Saved } from './saved-lexical.js';
+import { emptyWindow, type ValidityWindow } from './validity-window.js';
 
 export const CATALOG: Saved<SavedCatalog> = { name: 'catalog', label: 'catalog', load: (_legs, bytes) => decodeCatalog(bytes), size: (saved) => saved.count };
 
@@ -21,6 +22,10 @@ const MAGIC = Uint8Array.of(0x00, 0x68, 0x6d, 0x63, 0x61, 0x74, 0x0a, 0x00);
 const VERSION = 1;
 const NONE = 0xffffffff;
 const HEAD = MAGIC.length + 8;
+/** The number columns after `no`, in saved order (see `SavedCatalog.column`). */
+export const CREATED_AT = 1;
+export const VALID_FROM = 2;
+export const VALID_TO = 3;
 
 export function encodeCatalog(entries: Iterable<CatalogEntry>): Uint8Array {
   const list = [...entries];
@@ -68,10 +73,16 @@ export class SavedCatalog {
   readonly #metadata: Map<number, Metadata>;
   /** Memory number → row. */
   readonly rows: NumberPositions;
+  /** The first row's number when each row's is one more than the last's (the usual store, nothing forgotten), else null. */
+  readonly firstOfRun: number | null;
+  /** Over every row. */
+  readonly window: ValidityWindow;
 
-  constructor(count: number, numbers: Float64Array, lengths: Uint32Array, starts: Uint32Array, text: string, metadata: Map<number, Metadata>, rows: NumberPositions) {
+  constructor(count: number, numbers: Float64Array, lengths: Uint32Array, starts: Uint32Array, text: string, metadata: Map<number, Metadata>, rows: NumberPositions, firstOfRun: number | null, window: ValidityWindow) {
     this.count = count;
     this.rows = rows;
+    this.firstOfRun = firstOfRun;
+    this.window = window;
     this.#numbers = numbers;
     this.#lengths = lengths;
     this.#starts = starts;
@@ -84,17 +95,16 @@ export class SavedCatalog {
   }
 
   createdAt(row: number): number {
-    return this.#numbers[this.count + row]!;
+    return this.#numbers[CREATED_AT * this.count + row]!;
   }
 
   validFrom(row: number): number {
-    return this.#numbers[2 * this.count + row]!;
+    return this.#numbers[VALID_FROM * this.count + row]!;
   }
 
-  /** +Infinity for "still true", as the validity columns keep it. */
-  validToOrInfinity(row: number): number {
-    const to = this.#numbers[3 * this.count + row]!;
-    return Number.isNaN(to) ? Infinity : to;
+  /** One number column, by row (`VALID_TO` holds NaN for "still true"): a view, not a copy. */
+  column(which: typeof CREATED_AT | typeof VALID_FROM | typeof VALID_TO): Float64Array {
+    return this.#numbers.subarray(which * this.count, (which + 1) * this.count);
   }
 
   id(row: number): string {
@@ -111,7 +121,7 @@ export class SavedCatalog {
     };
     const kind = optional(1);
     const domain = optional(2);
-    const to = this.#numbers[3 * this.count + row]!;
+    const to = this.#numbers[VALID_TO * this.count + row]!;
     return {
       no: this.no(row),
       id: this.id(row),
@@ -147,6 +157,8 @@ export function decodeCatalog(bytes: Uint8Array): SavedCatalog {
   const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(textAt + 4));
   const starts = new Uint32Array(n);
   const metadata = new Map<number, Metadata>();
+  const window = emptyWindow();
+  let run = true;
   let from = 0;
   for (let i = 0; i < n; i++) {
     starts[i] = from;
@@ -158,10 +170,18 @@ export function decodeCatalog(bytes: Uint8Array): SavedCatalog {
       from += length;
     }
     const no = numbers[i]!;
+    const createdAt = numbers[n + i]!;
+    const validFrom = numbers[2 * n + i]!;
     const validTo = numbers[3 * n + i]!;
-    if (!Number.isSafeInteger(no) || !Number.isFinite(numbers[n + i]!) || !Number.isFinite(numbers[2 * n + i]!) || !(Number.isNaN(validTo) || Number.isFinite(validTo))) {
+    // Written out rather than called per row (an open runs this loop before it is compiled):
+    // x − x is 0 only for a finite x, and validTo may also be NaN (x !== x) for "still true".
+    if (!(no % 1 === 0 && no >= -Number.MAX_SAFE_INTEGER && no <= Number.MAX_SAFE_INTEGER) || createdAt - createdAt !== 0 || validFrom - validFrom !== 0 || !(validTo - validTo === 0 || validTo !== validTo)) {
       throw new Error(`row ${i} is malformed`);
     }
+    if (createdAt > window.recorded) window.recorded = createdAt;
+    if (validFrom > window.from) window.from = validFrom;
+    if (validTo < window.to) window.to = validTo;
+    run &&= no === numbers[0]! + i;
     const metadataLength = lengths[4 * i + 3]!;
     // Most memories carry no metadata; only the others are parsed.
     if (metadataLength === 2 && text.charCodeAt(from - 2) === 0x7b && text.charCodeAt(from - 1) === 0x7d) continue;
@@ -170,7 +190,7 @@ export function decodeCatalog(bytes: Uint8Array): SavedCatalog {
     metadata.set(i, parsed as Metadata);
   }
   if (from !== text.length) throw new Error(`the strings hold ${text.length} characters, the rows use ${from}`);
-  const rows = NumberPositions.of(n, (i) => numbers[i]!);
+  const rows = run ? NumberPositions.run(numbers[0] ?? 0, n) : NumberPositions.of(numbers.subarray(0, n));
   if (rows === null) throw new Error('a memory number appears twice');
-  return new SavedCatalog(n, numbers, lengths, starts, text, metadata, rows);
+  return new SavedCatalog(n, numbers, lengths, starts, text, metadata, rows, run && n > 0 ? numbers[0]! : null, window);
 }

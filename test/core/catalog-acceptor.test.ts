@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/memory/catalog.js';
 import { recordedBy, statusAt } from '../../src/legs/time/temporal.js';
+import { entryOf } from '../../src/memory/catalog-entry.js';
+import { decodeCatalog, encodeCatalog } from '../../src/memory/saved-catalog.js';
 
 /** A small deterministic generator, so a failure names a reproducible case. */
 function rng(seed: number): () => number {
@@ -69,6 +71,29 @@ describe('Catalog.acceptor', () => {
     agrees(catalog, nos, r);
     catalog.clear();
     expect(catalog.acceptor(0, false, true)(1)).toBe(false);
+  });
+
+  it('agrees with the entries of a loaded catalog, whose numbers run on one by one or not, through forgets and changes', () => {
+    for (const [seed, nos] of [
+      [3, Array.from({ length: 400 }, (_, i) => 7 + i)],
+      [5, Array.from({ length: 400 }, (_, i) => 7 + i).filter((no) => no % 13 !== 0)],
+      [9, Array.from({ length: 400 }, (_, i) => 400 - i)],
+    ] as const) {
+      const r = rng(seed);
+      const probe = Array.from({ length: 450 }, (_, i) => i).concat([-1, 0.5, Number.NaN]);
+      const catalog = new Catalog();
+      catalog.adopt(decodeCatalog(encodeCatalog(nos.map((no) => entryOf(row(no, r))))));
+      agrees(catalog, probe, r);
+      // A forgotten memory, then one changed (the saved rows no longer all live), before the columns exist.
+      const later = new Catalog();
+      later.adopt(decodeCatalog(encodeCatalog(nos.map((no) => entryOf(row(no, r))))));
+      later.delete(nos[10]!);
+      later.set(row(nos[20]!, r));
+      agrees(later, probe, r);
+      for (let i = 0; i < 50; i++) catalog.delete(nos[Math.floor(r() * nos.length)]!);
+      for (let i = 0; i < 50; i++) catalog.set(row(nos[Math.floor(r() * nos.length)]!, r));
+      agrees(catalog, probe, r);
+    }
   });
 
   it('a store whose numbers ran far past its size answers from the map', () => {

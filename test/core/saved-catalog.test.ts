@@ -39,6 +39,7 @@ describe('saved catalog', () => {
       edited((_, v) => v.setUint32(12, 2 ** 30, true)),
       edited((_, v) => v.setFloat64(numbers, 1.5, true)),
       edited((_, v) => v.setFloat64(numbers + 8 * ENTRIES.length, Number.NaN, true)),
+      edited((_, v) => v.setFloat64(numbers + 24 * ENTRIES.length, Infinity, true)),
       edited((_, v) => v.setUint32(lengths, 0xffffffff, true)),
       edited((_, v) => v.setUint32(lengths, 8, true)),
       edited((_, v) => v.setUint32(lengths + 12, 0xffffffff, true)),

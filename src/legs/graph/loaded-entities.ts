@@ -25,30 +25,37 @@ export class LoadedEntities {
   readonly #starts: Int32Array;
   readonly #nos: Float64Array;
 
-  /** Checks `of` against the `keys` it names (throws as `EntityIndex.load` must on a malformed save) and lays out the postings. */
+  /**
+   * Checks `of` against the `keys` it names (throws as `EntityIndex.load` must on a malformed save)
+   * and lays out the postings. The checks are written out rather than called per number: an open
+   * runs this once, mostly before the engine has compiled it, where each call costs.
+   */
   constructor(keys: ReadonlyMap<string, number>, of: unknown[]) {
     const entityCount = keys.size;
-    const isCount = (v: unknown, max: number): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max;
     // First pass: check each entry, count memories and each entity's distinct memories.
     const sizes = new Int32Array(entityCount + 1);
     const lastEntry = new Int32Array(entityCount).fill(-1);
-    const entries: number[] = [];
+    const entryNos: number[] = [];
+    const entryStarts: number[] = [];
     for (let i = 0; i < of.length; ) {
       const no = of[i];
       const n = of[i + 1];
-      if (!isCount(no, Number.MAX_SAFE_INTEGER) || !isCount(n, of.length - i - 2)) throw new Error(`malformed entry at ${i}`);
-      for (let j = i + 2; j < i + 2 + n; j++) {
-        const id = of[j];
-        if (!isCount(id, entityCount - 1)) throw new Error(`entity id ${String(id)} out of range`);
+      // `x >>> 0 === x` holds for whole numbers from 0 below 2^32 only (never for a string or NaN).
+      if (!Number.isSafeInteger(no) || (no as number) < 0 || (n as number) >>> 0 !== n || (n as number) > of.length - i - 2) throw new Error(`malformed entry at ${i}`);
+      const end = i + 2 + (n as number);
+      for (let j = i + 2; j < end; j++) {
+        const id = of[j] as number;
+        if (id >>> 0 !== id || id >= entityCount) throw new Error(`entity id ${String(id)} out of range`);
         // A memory that names an entity twice is one posting, as a set holds it.
         if (lastEntry[id] !== i) sizes[id + 1]!++;
         lastEntry[id] = i;
       }
-      entries.push(i);
-      i += 2 + n;
+      entryNos.push(no as number);
+      entryStarts.push(i);
+      i = end;
     }
-    const count = entries.length;
-    const at = NumberPositions.of(count, (e) => of[entries[e]!] as number, (e) => entries[e]!);
+    const count = entryNos.length;
+    const at = NumberPositions.of(entryNos, entryStarts);
     if (at === null) throw new Error('malformed entries: a memory appears twice');
     const starts = new Int32Array(entityCount + 1);
     for (let id = 0; id < entityCount; id++) starts[id + 1] = starts[id]! + sizes[id + 1]!;
@@ -57,13 +64,13 @@ export class LoadedEntities {
     lastEntry.fill(-1);
     for (let i = 0; i < of.length; ) {
       const no = of[i] as number;
-      const n = of[i + 1] as number;
-      for (let j = i + 2; j < i + 2 + n; j++) {
+      const end = i + 2 + (of[i + 1] as number);
+      for (let j = i + 2; j < end; j++) {
         const id = of[j] as number;
         if (lastEntry[id] !== i) nos[filled[id]!++] = no;
         lastEntry[id] = i;
       }
-      i += 2 + n;
+      i = end;
     }
     this.#entityCount = entityCount;
     this.#of = of as number[];

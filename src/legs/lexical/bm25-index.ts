@@ -257,7 +257,7 @@ export class Bm25Index implements LexicalIndex {
       const frozen = FrozenPostings.of(flat, checked);
       index.#search = frozen ? null : fromFlatState(flat, index.#miniSearchOptions(), checked);
       index.#frozen = frozen;
-      index.#docs = DocTable.fromDocs(flat.docs);
+      index.#docs = DocTable.fromDocs(flat.docs, flat.nextId);
       if (frozen) index.#buildLater();
     } catch (cause) {
       throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);

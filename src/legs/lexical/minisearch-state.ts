@@ -98,15 +98,21 @@ export function checkFlatState(state: FlatState): CheckedState {
   // Which short ids name a document, as a bitmap: a posting's check is then an array read, not a
   // Map lookup (1.2M postings at 100k memories).
   const known = new Uint8Array(state.nextId);
+  // Numbers that only go up cannot repeat; only others need the table that finds a repeat.
+  let ascending = true;
+  let previousNo = -1;
   for (let i = 0; i < count; i++) {
     const shortId = docs[3 * i]!;
     const no = docs[3 * i + 1]!;
     const length = docs[3 * i + 2]!;
-    if (!isIndex(shortId, state.nextId - 1) || !isIndex(no, Number.MAX_SAFE_INTEGER) || !isIndex(length, Number.MAX_SAFE_INTEGER) || (texts !== undefined && typeof texts[i] !== 'string')) throw new Error(`document ${i} is malformed`);
+    // isIndex written out (an open runs this loop before it is compiled); `% 1` alone would take a string of digits.
+    if (typeof shortId !== 'number' || typeof no !== 'number' || typeof length !== 'number' || !(shortId % 1 === 0 && shortId >= 0 && shortId < state.nextId && no % 1 === 0 && no >= 0 && no <= Number.MAX_SAFE_INTEGER && length % 1 === 0 && length >= 0 && length <= Number.MAX_SAFE_INTEGER) || (texts !== undefined && typeof texts[i] !== 'string')) throw new Error(`document ${i} is malformed`);
     if (known[shortId] === 1) throw new Error(`short id ${shortId} appears twice`);
     known[shortId] = 1;
+    if (no <= previousNo) ascending = false;
+    previousNo = no;
   }
-  if (NumberPositions.of(count, (i) => docs[3 * i + 1]!) === null) throw new Error('a memory number appears twice');
+  if (!ascending && NumberPositions.of(Float64Array.from({ length: count }, (_, i) => docs[3 * i + 1]!)) === null) throw new Error('a memory number appears twice');
   const offsets = new Float64Array(terms.length);
   // Strictly increasing terms cannot repeat; only a save that is not in order needs the set.
   let termsSorted = true;

@@ -105,10 +105,19 @@ export class DocTable {
     return table;
   }
 
-  /** The table of the documents of a flat state (`[shortId, no, fieldLength]` each). */
-  static fromDocs(docs: ArrayLike<number>): DocTable {
+  /**
+   * The table of the documents of a flat state (`[shortId, no, fieldLength]` each, short ids below
+   * `nextId`), made at its size at once and filled in one loop: an open runs this before the
+   * engine has compiled it, where a call per document costs.
+   */
+  static fromDocs(docs: ArrayLike<number>, nextId: number): DocTable {
     const table = new DocTable();
-    for (let i = 0; i < docs.length; i += 3) table.#put(docs[i]!, docs[i + 1]!, docs[i + 2]!);
+    table.#grow(nextId);
+    const slots = table.#slots;
+    for (let i = 0; i < docs.length; i += 3) {
+      slots[SLOT * docs[i]! + NO] = docs[i + 1]!;
+      slots[SLOT * docs[i]! + LENGTH] = docs[i + 2]!;
+    }
     return table;
   }
 
@@ -127,16 +136,20 @@ export class DocTable {
 
   #put(shortId: number, id: number, length: number): void {
     const capacity = this.#touched.length;
-    if (shortId >= capacity) {
-      const grown = Math.max(shortId + 1, 2 * capacity, 1024);
-      const slots = new Float64Array(SLOT * grown);
-      for (let i = capacity; i < grown; i++) slots[SLOT * i + NO] = NONE;
-      slots.set(this.#slots);
-      this.#slots = slots;
-      this.#touched = new Int32Array(grown);
-    }
+    if (shortId >= capacity) this.#grow(Math.max(shortId + 1, 2 * capacity, 1024));
     this.#slots[SLOT * shortId + NO] = id;
     this.#slots[SLOT * shortId + LENGTH] = length;
+  }
+
+  /** Room for short ids below `capacity`, the new ones holding no document. */
+  #grow(capacity: number): void {
+    const before = this.#touched.length;
+    if (capacity <= before) return;
+    const slots = new Float64Array(SLOT * capacity);
+    for (let i = before; i < capacity; i++) slots[SLOT * i + NO] = NONE;
+    slots.set(this.#slots);
+    this.#slots = slots;
+    this.#touched = new Int32Array(capacity);
   }
 
   /**

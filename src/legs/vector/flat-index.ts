@@ -178,7 +178,7 @@ export class FlatVectorIndex implements VectorIndex {
       }
       this.#arena.codes.set(run.codes.subarray((saved! + from) * stride, (saved! + to) * stride), slot * stride);
       this.#meta.set(run.meta.subarray((saved! + from) * META, (saved! + to) * META), slot * META);
-      for (let j = 0; j < n; j++) raiseCeiling(this.#ceiling, this.#meta, slot + j);
+      raiseCeiling(this.#ceiling, this.#meta, slot, slot + n);
     }
     if (run !== null && this.#offered!.at === run.nos.length) this.#offered = null;
   }
@@ -219,7 +219,7 @@ export class FlatVectorIndex implements VectorIndex {
     for (let slot = 0; slot < count; slot++) this.#noToSlot.set(run.nos[slot]!, slot);
     this.#arena.codes.set(run.codes);
     this.#meta.set(run.meta);
-    for (let slot = 0; slot < count; slot++) raiseCeiling(this.#ceiling, this.#meta, slot);
+    raiseCeiling(this.#ceiling, this.#meta, 0, count);
     this.#size = count;
   }
 
