@@ -30,6 +30,10 @@ class ArraySource implements EdgeSource {
     this.#chunk = chunk;
   }
 
+  get empty(): boolean {
+    return this.#stored.length === 0;
+  }
+
   get exhausted(): boolean {
     return this.#at === this.#stored.length;
   }
@@ -121,6 +125,19 @@ describe('a graph leg filled in the background', () => {
     const walk = { depth: 3, direction: 'both' as const };
     expect(graph.walk([0, 5], walk)).toEqual(full.walk([0, 5], walk));
     expect(source.aroundCalls).toBe(asked);
+  });
+
+  it('given a store without edges, answers from itself at once, with no slice in between', () => {
+    const source = new ArraySource([]);
+    const graph = new GraphIndex();
+    for (let no = 0; no < 4; no++) graph.addNode(no);
+    graph.fill(source, recorder().logger);
+    // Edges written after the open, read before the event loop turned: the fill never ran a slice.
+    graph.addEdge('e1', 0, 1, { type: 'DEPENDS_ON', weight: 1, createdAt: 1 });
+    graph.addEdge('e2', 1, 2, { type: 'DEPENDS_ON', weight: 1, createdAt: 2 });
+    expect([...graph.walk([0], { depth: 2, direction: 'both' }).keys()]).toEqual([0, 1, 2]);
+    expect(source.aroundCalls).toBe(0);
+    expect(source.nextCalls).toBe(0);
   });
 
   it('applies a change made in the middle of a fill without waiting for it, and the rest agrees', async () => {

@@ -169,6 +169,8 @@ export interface GraphEdge extends GraphEdgeAttributes {
 
 /** Where a graph leg filled in the background takes its edges from: the store. */
 export interface EdgeSource {
+  /** The store held no edge when this source was made: a fill has nothing to take. */
+  readonly empty: boolean;
   /** The next edges of those the store held when this source was made, in the order stored; none once all were handed out. */
   next(): GraphEdge[];
   /** Every edge the store holds now with an end in `nos`. */

@@ -17,6 +17,7 @@ export function storedEdges(db: SqlDriver): EdgeSource {
   let from = FIRST_NO;
   let done = last === null;
   return {
+    empty: last === null,
     next() {
       if (done) return [];
       const rows = fallback(

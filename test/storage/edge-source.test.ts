@@ -63,6 +63,7 @@ describe.each(drivers)('storedEdges (%s)', (_, open) => {
   it('hands out every edge held when it began, once, in stored order, without those deleted or written meanwhile', async () => {
     await withEdges(open, 1_203, (db) => {
       const source = storedEdges(db);
+      expect(source.empty).toBe(false);
       const first = source.next();
       expect(first.map((e) => e.id)).toEqual(Array.from({ length: 500 }, (_, i) => `e${i + 1}`));
       expect(first[41]).toEqual(edgeOf(42));
@@ -80,6 +81,7 @@ describe.each(drivers)('storedEdges (%s)', (_, open) => {
   it('has nothing to hand out from a store without edges', async () => {
     await withEdges(open, 0, (db) => {
       const source = storedEdges(db);
+      expect(source.empty).toBe(true);
       insert(db, 1);
       expect(source.next()).toEqual([]);
       expect(source.around([1, 32])).toEqual([edgeOf(1)]);

@@ -139,6 +139,10 @@ export class GraphIndex implements GraphLeg {
   }
 
   fill(source: EdgeSource, logger: Logger): void {
+    // Nothing to wait for: walks read this graph at once. Left to a slice, a store opened empty
+    // and then written and read in one run of awaits (no turn of the event loop for the slice)
+    // walked by reading the store around its anchors at every recall.
+    if (source.empty) return;
     this.#source = source;
     const started = now();
     const slice = () => {
