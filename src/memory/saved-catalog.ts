@@ -175,7 +175,8 @@ export function decodeCatalog(bytes: Uint8Array): SavedCatalog {
     const validTo = numbers[3 * n + i]!;
     // Written out rather than called per row (an open runs this loop before it is compiled):
     // x − x is 0 only for a finite x, and validTo may also be NaN (x !== x) for "still true".
-    if (!(no % 1 === 0 && no >= -Number.MAX_SAFE_INTEGER && no <= Number.MAX_SAFE_INTEGER) || createdAt - createdAt !== 0 || validFrom - validFrom !== 0 || !(validTo - validTo === 0 || validTo !== validTo)) {
+    // A store's rows are numbered from 1; a negative number (only in a crafted file) would index the validity columns from their end.
+    if (!(no % 1 === 0 && no >= 0 && no <= Number.MAX_SAFE_INTEGER) || createdAt - createdAt !== 0 || validFrom - validFrom !== 0 || !(validTo - validTo === 0 || validTo !== validTo)) {
       throw new Error(`row ${i} is malformed`);
     }
     if (createdAt > window.recorded) window.recorded = createdAt;

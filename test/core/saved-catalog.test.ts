@@ -38,6 +38,9 @@ describe('saved catalog', () => {
       edited((_, v) => v.setUint32(12, 4, true)),
       edited((_, v) => v.setUint32(12, 2 ** 30, true)),
       edited((_, v) => v.setFloat64(numbers, 1.5, true)),
+      edited((_, v) => v.setFloat64(numbers, -1, true)),
+      // Numbers running on one by one from below zero (no table would be made to catch them).
+      encodeCatalog([-1, 0, 1].map((no) => ({ ...ENTRIES[1]!, no, id: `m${no}` }))),
       edited((_, v) => v.setFloat64(numbers + 8 * ENTRIES.length, Number.NaN, true)),
       edited((_, v) => v.setFloat64(numbers + 24 * ENTRIES.length, Infinity, true)),
       edited((_, v) => v.setUint32(lengths, 0xffffffff, true)),
