@@ -1,5 +1,6 @@
 import { HybridMindError, show } from '../../errors.js';
 import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
+import { NumberSlots } from '../../util/number-slots.js';
 import type { Accept, Scored, VectorIndex, VectorKernelSource, VectorReader } from '../types.js';
 import { loadVectorKernel, type VectorKernel } from './kernel.js';
 import { CandidateScratch, candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
@@ -64,7 +65,7 @@ export class FlatVectorIndex implements VectorIndex {
   #filled = 0;
   #size = 0;
   #slotToNo: Int32Array;
-  readonly #noToSlot = new Map<number, number>();
+  readonly #noToSlot = new NumberSlots();
   /** Per slot, the quantization scale and error-bound terms (`META` each). */
   #meta: Float64Array;
   /** Saved codes and bounds offered for the next `addPacked` calls, and how far they are used. */
