@@ -149,7 +149,8 @@ export class CatalogBase {
    */
   fillValidity(live: Uint8Array, createdAt: Float64Array, validFrom: Float64Array, validTo: Float64Array): void {
     const saved = this.#saved;
-    const first = saved.firstOfRun;
+    // The first row's number when each row's is one more than the last's (the usual store, nothing forgotten).
+    const first = saved.rows.runFrom;
     if (first !== null && this.#live === saved.count) {
       live.fill(1, first, first + saved.count);
       createdAt.set(saved.column(CREATED_AT), first);

@@ -14,7 +14,7 @@ import { readLE, writeLE } from '../util/endian.js';
 import { NumberPositions } from '../util/number-positions.js';
 import type { CatalogEntry } from './catalog-entry.js';
 import type { Saved } from './saved-lexical.js';
-import { emptyWindow, type ValidityWindow } from './validity-window.js';
+import { emptyWindow, widen, type ValidityWindow } from './validity-window.js';
 
 export const CATALOG: Saved<SavedCatalog> = { name: 'catalog', label: 'catalog', load: (_legs, bytes) => decodeCatalog(bytes), size: (saved) => saved.count };
 
@@ -73,15 +73,12 @@ export class SavedCatalog {
   readonly #metadata: Map<number, Metadata>;
   /** Memory number → row. */
   readonly rows: NumberPositions;
-  /** The first row's number when each row's is one more than the last's (the usual store, nothing forgotten), else null. */
-  readonly firstOfRun: number | null;
   /** Over every row. */
   readonly window: ValidityWindow;
 
-  constructor(count: number, numbers: Float64Array, lengths: Uint32Array, starts: Uint32Array, text: string, metadata: Map<number, Metadata>, rows: NumberPositions, firstOfRun: number | null, window: ValidityWindow) {
+  constructor(count: number, numbers: Float64Array, lengths: Uint32Array, starts: Uint32Array, text: string, metadata: Map<number, Metadata>, rows: NumberPositions, window: ValidityWindow) {
     this.count = count;
     this.rows = rows;
-    this.firstOfRun = firstOfRun;
     this.window = window;
     this.#numbers = numbers;
     this.#lengths = lengths;
@@ -179,9 +176,7 @@ export function decodeCatalog(bytes: Uint8Array): SavedCatalog {
     if (!(no % 1 === 0 && no >= 0 && no <= Number.MAX_SAFE_INTEGER) || createdAt - createdAt !== 0 || validFrom - validFrom !== 0 || !(validTo - validTo === 0 || validTo !== validTo)) {
       throw new Error(`row ${i} is malformed`);
     }
-    if (createdAt > window.recorded) window.recorded = createdAt;
-    if (validFrom > window.from) window.from = validFrom;
-    if (validTo < window.to) window.to = validTo;
+    widen(window, createdAt, validFrom, validTo);
     run &&= no === numbers[0]! + i;
     const metadataLength = lengths[4 * i + 3]!;
     // Most memories carry no metadata; only the others are parsed.
@@ -193,5 +188,5 @@ export function decodeCatalog(bytes: Uint8Array): SavedCatalog {
   if (from !== text.length) throw new Error(`the strings hold ${text.length} characters, the rows use ${from}`);
   const rows = run ? NumberPositions.run(numbers[0] ?? 0, n) : NumberPositions.of(numbers.subarray(0, n));
   if (rows === null) throw new Error('a memory number appears twice');
-  return new SavedCatalog(n, numbers, lengths, starts, text, metadata, rows, run && n > 0 ? numbers[0]! : null, window);
+  return new SavedCatalog(n, numbers, lengths, starts, text, metadata, rows, window);
 }

@@ -29,6 +29,11 @@ export class NumberPositions {
     this.#first = first;
   }
 
+  /** The first number when the numbers run on one by one from it (made by `run`), else null. */
+  get runFrom(): number | null {
+    return this.#at === null && this.last >= 0 ? this.#first : null;
+  }
+
   /** `count` numbers from `first` on, each at its offset from `first`. */
   static run(first: number, count: number): NumberPositions {
     return new NumberPositions(null, count > 0 ? first + count - 1 : -1, first);

@@ -6,6 +6,8 @@ describe('NumberPositions', () => {
     const run = NumberPositions.run(5, 3);
     expect([4, 5, 6, 7, 8, 5.5, Number.NaN, -1].map((no) => run.get(no))).toEqual([-1, 0, 1, 2, -1, -1, -1, -1]);
     expect(run.last).toBe(7);
+    expect(run.runFrom).toBe(5);
+    expect(NumberPositions.of([3, 1, 2])!.runFrom).toBeNull();
     expect(NumberPositions.run(5, 0).last).toBe(-1);
     expect(NumberPositions.run(5, 0).get(5)).toBe(-1);
   });
