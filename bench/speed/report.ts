@@ -32,7 +32,7 @@ export function targets(r: SpeedReport): Target[] {
   for (const s of r.sizes) {
     const oramaHybrid = mode(s, 'orama hybrid');
     const orama = system(s, 'orama');
-    for (const [suffix, name] of [['', 'hybridmind'], [', HNSW', 'hybridmind (default ann)'], [', file store', 'hybridmind (node file store)']] as const) {
+    for (const [suffix, name] of [['', 'hybridmind'], [', HNSW', 'hybridmind (default ann)'], [', file store', 'hybridmind (node file store)'], [', file store + exact scan', 'hybridmind (node file store + exact scan)']] as const) {
       const ours = system(s, name);
       if (!ours) continue;
       const at = `${name}, n=${s.n}`;

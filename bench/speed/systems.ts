@@ -84,22 +84,24 @@ const peerText = (text: string) => contentTerms(text).join(' ');
  * where a Node user keeps a memory that outlives the process: durable ingest, the data on disk
  * rather than in the process, and a cold open from the file (the scale run measures it alone).
  */
-type Variant = 'exact' | 'default' | 'file';
+type Variant = 'exact' | 'default' | 'file' | 'file-exact';
 
-const HYBRIDMIND_NAMES: Record<Variant, string> = { exact: 'hybridmind', default: 'hybridmind (default ann)', file: 'hybridmind (node file store)' };
+const HYBRIDMIND_NAMES: Record<Variant, string> = { exact: 'hybridmind', default: 'hybridmind (default ann)', file: 'hybridmind (node file store)', 'file-exact': 'hybridmind (node file store + exact scan)' };
 /** What a mode's name adds after the leg, so the variants' modes stay apart in one report. */
-const MODE_SUFFIX: Record<Variant, string> = { exact: '', default: ', HNSW', file: ', file store' };
+const MODE_SUFFIX: Record<Variant, string> = { exact: '', default: ', HNSW', file: ', file store', 'file-exact': ', file store + exact scan' };
+const onFile = (variant: Variant) => variant === 'file' || variant === 'file-exact';
+const scanOnly = (variant: Variant) => variant === 'exact' || variant === 'file-exact';
 const DEFAULT_ANN = 'default (HNSW M 16, efConstruction 100, efSearch 64 past 20,000 vectors)';
 
 const hybridMind = (variant: Variant): System => ({
   name: HYBRIDMIND_NAMES[variant],
   ...(variant === 'default' ? { minN: 20_001 } : {}),
   config: {
-    open: variant === 'exact' ? { embedder: null, dim: 384, ann: false } : { ...(variant === 'file' ? { storage: '<fresh temp dir>/scale.db' } : {}), embedder: null, dim: 384, ann: DEFAULT_ANN },
+    open: { ...(onFile(variant) ? { storage: '<fresh temp dir>/scale.db' } : {}), embedder: null, dim: 384, ann: scanOnly(variant) ? false : DEFAULT_ANN },
     ingest: `storeMany in batches of ${BATCH} (id, text, embedding, createdAt), then relateMany(DEPENDS_ON edges)`,
     recall: { k: K, queryEmbedding: 'precomputed', explain: false },
     lexical: 'own tokenizer (identifier-aware, Porter stemming) with the shared stop-word list',
-    ...(variant === 'file'
+    ...(onFile(variant)
       ? {
         persisted: 'size of the database file and its WAL on disk after ingest',
         coldOpen: 'close() (saves the derived indexes and the HNSW graph); timed: open({ storage: the same file }) and one hybrid recall; then, untimed, the wait for the saved HNSW graph to be restored',
@@ -110,12 +112,12 @@ const hybridMind = (variant: Variant): System => ({
     let hnswReady!: () => void;
     const ready = new Promise<void>((resolve) => (hnswReady = resolve));
     const notes: string[] = [];
-    const dir = variant === 'file' ? await mkdtemp(join(tmpdir(), 'hybridmind-scale-')) : null;
+    const dir = onFile(variant) ? await mkdtemp(join(tmpdir(), 'hybridmind-scale-')) : null;
     const mem = await HybridMemory.open({
       ...(dir ? { storage: join(dir, 'scale.db') } : {}),
       embedder: null,
       dim: docs[0]!.vector.length,
-      ...(variant === 'exact' ? { ann: false } : {
+      ...(scanOnly(variant) ? { ann: false } : {
         logger: (_level: string, message: string) => {
           if (message.startsWith('ann:')) notes.push(message);
           if (message.startsWith('ann: HNSW built') || message.startsWith('ann: HNSW disabled')) hnswReady();
@@ -139,7 +141,7 @@ const hybridMind = (variant: Variant): System => ({
     const modes = [leg('hybrid', 'hybrid'), leg('vector', 'vector'), leg('lexical', 'lexical'), leg('graph', 'lexical')];
     if (dir) {
       const file = join(dir, 'scale.db');
-      const withHnsw = docs.length >= ANN_THRESHOLD;
+      const withHnsw = !scanOnly(variant) && docs.length >= ANN_THRESHOLD;
       return {
         modes,
         // Below the threshold no HNSW is built, so nothing would ever settle `ready`.
@@ -154,6 +156,7 @@ const hybridMind = (variant: Variant): System => ({
           const reopened = await HybridMemory.open({
             storage: file,
             embedder: null,
+            ...(scanOnly(variant) ? { ann: false } : {}),
             logger: (_level: string, message: string) => {
               if (message.startsWith('ann: HNSW') || message.startsWith('ann: saved HNSW')) annSettled(`${message} (${((performance.now() - t0) / 1000).toFixed(1)} s after the reopen began)`);
             },
@@ -359,5 +362,5 @@ const baseline: System = { name: 'baseline', config: { note: 'corpus generated, 
 
 /** Every system, in the order the speed run measures them; the scale run measures the file store alone. */
 export function systems(dim: number): System[] {
-  return [baseline, hybridMind('exact'), hybridMind('default'), hybridMind('file'), orama(dim), miniSearch, fts5, exactScan(true), exactScan(false), bandwidthFloor, hnsw(200, [64, 128])];
+  return [baseline, hybridMind('exact'), hybridMind('default'), hybridMind('file'), hybridMind('file-exact'), orama(dim), miniSearch, fts5, exactScan(true), exactScan(false), bandwidthFloor, hnsw(200, [64, 128])];
 }
