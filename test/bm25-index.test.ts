@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
 import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
 import { encodeFlat, readHeader, readState } from '../src/legs/lexical/flat-binary.js';
-import { checkFlatState, flatState, flatStateBuilder, fromFlatState, type FlatState } from '../src/legs/lexical/minisearch-state.js';
+import type { FlatState } from '../src/legs/lexical/minisearch-state.js';
 import { queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
 import { rng } from './support/random.js';
 
@@ -396,53 +396,21 @@ describe('Bm25Index', () => {
       for (const query of [...queries, 'zanzibar']) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
     });
 
-    it('fills minisearch\'s maps in the background after a load, answering the same before and after', async () => {
+    it('answers and takes changes from a load at once, with no maps filled later', async () => {
       const { index } = changed();
       const log: string[] = [];
       const restored = Bm25Index.load(index.save(), { logger: (_level, message) => log.push(message) });
       const before = queries.map((query) => restored.search(query, 20));
-      for (let i = 0; i < 50 && log.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
-      expect(log).toEqual([expect.stringMatching(/^lexical index: filled minisearch's maps in \d+ ms$/)]);
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(log).toEqual([]);
       expect(queries.map((query) => restored.search(query, 20))).toEqual(before);
       expect(queries.map((query) => index.search(query, 20))).toEqual(before);
-      restored.add(1000, 'zanzibar');
+      for (const target of [index, restored]) {
+        target.add(1000, 'zanzibar ADR-007');
+        expect(target.remove(7, corpus[7]!)).toBe(true);
+      }
       expect(nos(restored, 'zanzibar')).toEqual([1000]);
-    });
-
-    it('fills minisearch\'s maps a part at a time, to what fromFlatState builds at once', () => {
-      const texts = Array.from({ length: 400 }, (_, i) => `term${i} shared w${i % 7}`);
-      const { state } = decoded(indexOf(texts).save());
-      const options = { idField: 'no', fields: ['text'], tokenize, processTerm: (t: string) => t };
-      const builder = flatStateBuilder(state, options, checkFlatState(state));
-      expect(builder.search.documentCount).toBe(400);
-      // A clock already past the end stops each step after the first 256 terms.
-      expect(builder.step(0)).toBe(true);
-      expect(builder.search.termCount).toBe(255);
-      // 408 terms: the second step adds the other 153 and is done.
-      expect(builder.step(0)).toBe(false);
-      expect(flatState(builder.search)).toEqual(flatState(fromFlatState(state, options)));
-    });
-
-    it('fills the documents\' maps a part at a time too, so no step does them all at once', () => {
-      const texts = Array.from({ length: 2500 }, (_, i) => `doc${i} shared`);
-      const { state } = decoded(indexOf(texts).save());
-      const options = { idField: 'no', fields: ['text'], tokenize, processTerm: (t: string) => t };
-      const builder = flatStateBuilder(state, options, checkFlatState(state));
-      const internals = builder.search as unknown as { _documentIds: Map<number, number> };
-      // With the clock past the end, 1,023 documents a step; the third ends them and adds 255 terms.
-      expect(builder.step(0)).toBe(true);
-      expect(internals._documentIds.size).toBe(1023);
-      expect(builder.search.termCount).toBe(0);
-      expect(builder.step(0)).toBe(true);
-      expect(internals._documentIds.size).toBe(2046);
-      expect(builder.step(0)).toBe(true);
-      expect(internals._documentIds.size).toBe(2500);
-      expect(builder.search.termCount).toBe(255);
-      // 2,501 terms: the other 2,246 in eight more steps of 255 and a last one.
-      let steps = 0;
-      while (builder.step(0)) steps++;
-      expect(steps).toBe(8);
-      expect(flatState(builder.search)).toEqual(flatState(fromFlatState(state, options)));
+      for (const query of queries) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
     });
 
     it('still loads a state whose postings are out of short id order (never written, but readable before)', () => {

@@ -1,9 +1,8 @@
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
-import { FrozenPostings } from '../src/legs/lexical/frozen-postings.js';
-import { checkFlatState, flatState } from '../src/legs/lexical/minisearch-state.js';
-import { DocTable, minisearchSource, type TermSource } from '../src/legs/lexical/term-scores.js';
+import { DocTable, type TermSource } from '../src/legs/lexical/term-scores.js';
+import { frozenOf, minisearchSource } from './support/lexical.js';
 import { isCompound, queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
 import { rng } from './support/random.js';
 
@@ -25,11 +24,9 @@ describe('DocTable scores', () => {
     for (let no = 0; no < 400; no += 7) mini.remove({ no, text: corpus[no]! });
     const table = DocTable.of(mini, 'text');
     // The same postings read in place from the flat state a save writes, as a loaded index reads them.
-    const flat = flatState(mini);
-    const frozen = FrozenPostings.of(flat, checkFlatState(flat))!;
-    const frozenTable = DocTable.fromDocs(flat.docs, flat.nextId);
+    const { frozen, table: frozenTable } = frozenOf(mini);
     /** One term's scores by memory number, through `sum` (the sum of one term is its score). */
-    const scoresOf = (term: string, boost: number, source: TermSource = minisearchSource(mini, 'text'), docs = table): Map<number, number> => {
+    const scoresOf = (term: string, boost: number, source: TermSource = minisearchSource(mini), docs = table): Map<number, number> => {
       const got = new Map<number, number>();
       // One term: the score (sum × matched terms) is that term's score, so a wrong count fails too.
       docs.sum(source, [term], () => boost, params, (matched, count, scoreOf) => {

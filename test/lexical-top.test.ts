@@ -7,9 +7,8 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
-import { FrozenPostings } from '../src/legs/lexical/frozen-postings.js';
-import { checkFlatState, flatState } from '../src/legs/lexical/minisearch-state.js';
-import { DocTable, minisearchSource, type TermSource } from '../src/legs/lexical/term-scores.js';
+import { DocTable, type TermSource } from '../src/legs/lexical/term-scores.js';
+import { frozenOf, minisearchSource } from './support/lexical.js';
 import { queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
 
 const params = { k: 1.2, b: 0.7, d: 0.5 };
@@ -70,12 +69,10 @@ describe('DocTable.top', () => {
           const accept = filterModulus === null ? undefined : (no: number) => no % filterModulus !== 0;
           // Boosts make the highest-scoring term not always the rarest.
           const boostOf = (t: string) => (Number(t.slice(1)) % 3 === 0 ? 2 : 1);
-          const source = minisearchSource(mini, 'text');
+          const source = minisearchSource(mini);
           expect(topOf(table, source, terms, boostOf, k, accept)).toEqual(fullWalk(table, source, terms, boostOf, k, accept));
           if (mini.documentCount === 0) return;
-          const flat = flatState(mini);
-          const frozen = FrozenPostings.of(flat, checkFlatState(flat))!;
-          const frozenTable = DocTable.fromDocs(flat.docs, flat.nextId);
+          const { frozen, table: frozenTable } = frozenOf(mini);
           expect(topOf(frozenTable, frozen, terms, boostOf, k, accept)).toEqual(fullWalk(frozenTable, frozen, terms, boostOf, k, accept));
         },
       ),
@@ -88,7 +85,7 @@ describe('DocTable.top', () => {
     const texts = Array.from({ length: 4000 }, (_, i) => (i % 200 === 0 ? 'common rare' : `common filler${i % 7}`));
     const mini = indexOf(texts);
     const table = DocTable.of(mini, 'text');
-    const inner = minisearchSource(mini, 'text');
+    const inner = minisearchSource(mini);
     const walked: string[] = [];
     /** The same source, noting which terms' lists are walked (looked up by document is not walking). */
     const source: TermSource = {
@@ -132,7 +129,7 @@ describe('DocTable.top', () => {
       });
       const mini = indexOf(texts);
       const table = DocTable.of(mini, 'text');
-      const source = minisearchSource(mini, 'text');
+      const source = minisearchSource(mini);
       const boostOf = (t: string) => (boosted && t === 'mid' ? 2 : 1);
       const expected = fullWalk(table, source, ['rare', 'mid'], boostOf, 5);
       expect(expected.map(([no]) => no)).toContain(20);
@@ -152,7 +149,7 @@ describe('DocTable.top', () => {
     });
     const mini = indexOf(texts);
     const table = DocTable.of(mini, 'text');
-    const source = minisearchSource(mini, 'text');
+    const source = minisearchSource(mini);
     const one = () => 1;
     const expected = fullWalk(table, source, queryTerms('alpha bravo charlie'), one, 5);
     expect(expected.map(([no]) => no)).toEqual([20, 21, 22, 23, 24]);
@@ -162,7 +159,7 @@ describe('DocTable.top', () => {
   it('keeps no more than the postings name, whatever k is asked for', () => {
     const mini = indexOf(['alpha beta', 'alpha', 'beta gamma']);
     const table = DocTable.of(mini, 'text');
-    const source = minisearchSource(mini, 'text');
+    const source = minisearchSource(mini);
     const one = () => 1;
     const all = topOf(table, source, ['alpha', 'beta', 'zeta'], one, 2 ** 31 - 1);
     expect(all.map(([no]) => no)).toEqual([0, 1, 2]);
@@ -176,7 +173,7 @@ describe('DocTable.top', () => {
     const table = DocTable.of(mini, 'text');
     table.removing(mini, 2);
     mini.discard(2);
-    const source = minisearchSource(mini, 'text');
+    const source = minisearchSource(mini);
     expect(source.lingering).toBe(1);
     const one = () => 1;
     expect(topOf(table, source, ['alpha', 'beta', 'gamma'], one, 2)).toEqual(fullWalk(table, source, ['alpha', 'beta', 'gamma'], one, 2));

@@ -12,8 +12,8 @@
  * `discard`). A stored copy was the texts' size again in memory and in every saved index (14 MB
  * of 100k memories' text, ~25 MiB of heap).
  *
- * A loaded index answers from its saved arrays in place (`frozen-postings.ts`) while it fills
- * minisearch's maps from them in the background; a change before that is done finishes it first.
+ * The postings are a base of flat arrays read in place and minisearch's maps of what was added
+ * since (`layered-postings.ts`): a loaded index answers and takes changes at once.
  */
 import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { HybridMindError, invalid, messageOf, show } from '../../errors.js';
@@ -22,9 +22,8 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
 import { encodeFlat, isBinary, readHeader, readState, type BinaryHeader } from './flat-binary.js';
 import { FrozenPostings } from './frozen-postings.js';
-import { checkFlatState, flatState, flatStateBuilder, fromFlatState, indexedWith, removeWithoutText, type FlatState } from './minisearch-state.js';
-import { inSlices, now } from '../../util/slices.js';
-import { DocTable, minisearchSource } from './term-scores.js';
+import { LayeredPostings } from './layered-postings.js';
+import { checkFlatState, fromFlatState, type FlatState } from './minisearch-state.js';
 import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
 
 export interface Bm25IndexOptions {
@@ -65,13 +64,7 @@ const identity = (term: string): string => term;
 export class Bm25Index implements LexicalIndex {
   readonly #params: Params;
   readonly #logger: Logger;
-  /** minisearch's index; null while a loaded state, read in place (`#frozen`), stands for it. */
-  #search: MiniSearch<Doc> | null;
-  #frozen: FrozenPostings | null = null;
-  /** Filling minisearch's maps from `#frozen` in the background, after a load. */
-  #building: ReturnType<typeof flatStateBuilder> | null = null;
-  /** Kept in step with the postings by every method that changes them. */
-  #docs = new DocTable();
+  #postings: LayeredPostings;
 
   /**
    * @example
@@ -82,17 +75,17 @@ export class Bm25Index implements LexicalIndex {
   constructor(options: Bm25IndexOptions = {}) {
     this.#params = resolveParams(options, 'Bm25Index');
     this.#logger = options.logger ?? silentLogger;
-    this.#search = new MiniSearch<Doc>(this.#miniSearchOptions());
+    this.#postings = LayeredPostings.empty(this.#miniSearchOptions());
   }
 
   /** Number of memories indexed. */
   get size(): number {
-    return this.#search?.documentCount ?? this.#frozen!.documentCount;
+    return this.#postings.documentCount;
   }
 
   /** Distinct terms in the index (for stats; drops as soon as a memory holding a unique term is removed). */
   get termCount(): number {
-    return this.#search?.termCount ?? this.#frozen!.termCount;
+    return this.#postings.termCount;
   }
 
   /** Indexes `text` under `no`, which must not be indexed yet: a new text replaces the old through `remove` first. */
@@ -100,9 +93,7 @@ export class Bm25Index implements LexicalIndex {
     checkNo(no, 'Bm25Index.add');
     if (typeof text !== 'string') throw invalid('Bm25Index.add', 'text must be a string', text);
     if (this.has(no)) throw invalid('Bm25Index.add', `memory ${no} is already indexed; remove it with its text first`, no);
-    const search = this.#live();
-    search.add({ no, text });
-    this.#docs.added(search, 'text', no);
+    this.#postings.add(no, text);
   }
 
   /**
@@ -114,52 +105,14 @@ export class Bm25Index implements LexicalIndex {
     checkNo(no, 'Bm25Index.remove');
     if (typeof text !== 'string') throw invalid('Bm25Index.remove', 'text must be the text the memory was indexed with', text);
     if (!this.has(no)) return false;
-    const search = this.#live();
-    const exact = indexedWith(search, no, new Set(tokenize(text)));
-    this.#docs.removing(search, no);
-    if (exact) {
-      search.remove({ no, text });
-    } else {
+    if (!this.#postings.remove(no, text)) {
       this.#logger('warn', `lexical index: memory ${no} was indexed with another text than the store holds now; removed by a sweep of every term`);
-      removeWithoutText(search, no);
     }
     return true;
   }
 
   has(no: number): boolean {
-    return this.#search ? this.#search.has(no) : this.#frozen!.has(no);
-  }
-
-  /** minisearch's index: what a change needs, so a change in the first moments after a load finishes filling it at once. */
-  #live(): MiniSearch<Doc> {
-    if (this.#search === null) {
-      const building = this.#building ?? flatStateBuilder(this.#frozen!.state, this.#miniSearchOptions(), this.#frozen!.checked);
-      building.step(Infinity);
-      this.#swapIn(building.search);
-    }
-    return this.#search!;
-  }
-
-  #swapIn(search: MiniSearch<Doc>): void {
-    this.#search = search;
-    this.#frozen = null;
-    this.#building = null;
-  }
-
-  /**
-   * Fills minisearch's maps from the loaded state in time slices (~0.1 s of work at 100k
-   * memories), answering from the state meanwhile, so the first change after an open does not
-   * wait for all of it.
-   */
-  #buildLater(): void {
-    const frozen = this.#frozen!;
-    const started = now();
-    const building = flatStateBuilder(frozen.state, this.#miniSearchOptions(), frozen.checked);
-    this.#building = building;
-    inSlices(building.step, () => this.#building === building, () => {
-      this.#swapIn(building.search);
-      this.#logger('debug', `lexical index: filled minisearch's maps in ${(now() - started).toFixed(0)} ms`, { memories: building.search.documentCount });
-    });
+    return this.#postings.has(no);
   }
 
   /**
@@ -179,7 +132,8 @@ export class Bm25Index implements LexicalIndex {
     // Summed per term as minisearch's OR would (score sum × matched query terms): its OR merge
     // keeps each document's matched terms in an array it scans per term, quadratic in the terms a
     // long query shares with a long memory.
-    this.#docs.top(this.#search ? minisearchSource(this.#search, 'text') : this.#frozen!, terms, (term) => (isCompound(term) ? boost : 1), bm25, k, accept, (size, scores, nos, shortIdOf, holds) => {
+    const postings = this.#postings;
+    postings.docs.top(postings, terms, (term) => (isCompound(term) ? boost : 1), bm25, k, accept, (size, scores, nos, shortIdOf, holds) => {
       for (let i = 0; i < size; i++) {
         const shortId = shortIdOf(nos[i]!);
         hits.push({ no: nos[i]!, score: scores[i]!, matched: terms.filter((_, t) => holds(t, shortId)) });
@@ -189,13 +143,16 @@ export class Bm25Index implements LexicalIndex {
   }
 
   clear(): void {
-    this.#swapIn(new MiniSearch<Doc>(this.#miniSearchOptions()));
-    this.#docs = new DocTable();
+    this.#postings = LayeredPostings.empty(this.#miniSearchOptions());
   }
 
-  /** A versioned header and minisearch's index in flat arrays (see `flat-binary.ts` and `minisearch-state.ts`). */
+  /**
+   * A versioned header and the postings in flat arrays (see `flat-binary.ts` and
+   * `minisearch-state.ts`); both layers are merged to write it, and the index keeps the merge as
+   * its new base.
+   */
   save(): Uint8Array {
-    const { terms, docs, postings, documentCount, nextId, averageFieldLength } = this.#frozen?.state ?? flatState(this.#search!);
+    const { terms, docs, postings, documentCount, nextId, averageFieldLength } = this.#postings.fold().state;
     const counts = { documentCount, nextId, averageFieldLength };
     return encodeFlat({ format: FORMAT, version: FORMAT_VERSION, tokenizer: TOKENIZER_VERSION, params: this.#params, ...counts }, { ...counts, terms, docs, postings });
   }
@@ -255,10 +212,8 @@ export class Bm25Index implements LexicalIndex {
       }
       const checked = checkFlatState(flat);
       const frozen = FrozenPostings.of(flat, checked);
-      index.#search = frozen ? null : fromFlatState(flat, index.#miniSearchOptions(), checked);
-      index.#frozen = frozen;
-      index.#docs = DocTable.fromDocs(flat.docs, flat.nextId);
-      if (frozen) index.#buildLater();
+      const options = index.#miniSearchOptions();
+      index.#postings = frozen ? LayeredPostings.over(options, frozen) : LayeredPostings.of(options, fromFlatState(flat, options, checked));
     } catch (cause) {
       throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
     }
@@ -275,8 +230,8 @@ export class Bm25Index implements LexicalIndex {
       return this;
     }
     try {
-      this.#search = MiniSearch.loadJS<Doc>(js, this.#miniSearchOptions());
-      this.#docs = DocTable.of(this.#search, 'text');
+      const options = this.#miniSearchOptions();
+      this.#postings = LayeredPostings.of(options, MiniSearch.loadJS<Doc>(js, options));
     } catch (cause) {
       throw corrupt('minisearch could not read the index', cause);
     }

@@ -1,10 +1,10 @@
 /**
- * A loaded lexical index until minisearch's maps are filled: the saved flat arrays, read in place.
- * Filling the maps (1.2M postings in ~40k maps at 100k memories) was most of loading the index
- * and a quarter of a store's cold open; `Bm25Index` now does it in the background after the load,
- * and queries meanwhile are answered from here.
+ * The lexical index's saved base: the flat arrays of a save or of the last fold, read in place.
+ * Filling minisearch's maps from them (1.2M postings in ~40k maps at 100k memories) was most of
+ * loading the index and a quarter of a store's cold open, and the maps took 73 MiB of heap where
+ * the arrays take ~15 MiB outside it (100k memories).
  */
-import { shortIdsOf, type CheckedState, type FlatState } from './minisearch-state.js';
+import type { CheckedState, FlatState } from './minisearch-state.js';
 import type { FlatList, TermSource } from './term-scores.js';
 
 /** One term's postings in a flat state, looked up by halving. */
@@ -13,6 +13,7 @@ export class FlatPostings implements FlatList {
     readonly data: ArrayLike<number>,
     readonly start: number,
     readonly size: number,
+    readonly df = size,
   ) {}
 
   has(shortId: number): boolean {
@@ -36,7 +37,6 @@ export class FlatPostings implements FlatList {
 export class FrozenPostings implements TermSource {
   readonly state: FlatState;
   readonly checked: CheckedState;
-  #shortIds: Map<number, number> | null = null;
   /** Term → its index, only for a save whose terms are not in order (older builds'). */
   #termIndex: Map<string, number> | null = null;
 
@@ -72,19 +72,32 @@ export class FrozenPostings implements TermSource {
     return this.state.terms.length;
   }
 
-  has(no: number): boolean {
-    return (this.#shortIds ??= shortIdsOf(this.state.docs)).has(no);
+  postings(term: string): FlatPostings | undefined {
+    const t = this.find(term);
+    return t < 0 ? undefined : this.listAt(t);
   }
 
-  postings(term: string): FlatPostings | undefined {
-    const t = this.#find(term);
-    if (t < 0) return undefined;
+  /** The postings of the term at index `t` of `terms`, `gone` of which name documents removed since. */
+  listAt(t: number, gone = 0): FlatPostings {
     const at = this.checked.offsets[t]!;
-    return new FlatPostings(this.state.postings, at + 1, this.state.postings[at]!);
+    const size = this.state.postings[at]!;
+    return new FlatPostings(this.state.postings, at + 1, size, size - gone);
+  }
+
+  /** How many postings the term at index `t` has. */
+  sizeAt(t: number): number {
+    return this.state.postings[this.checked.offsets[t]!]!;
+  }
+
+  /** The indexes of `terms` in increasing term order. */
+  termOrder(): number[] {
+    const { terms } = this.state;
+    const order = Array.from(terms, (_, t) => t);
+    return this.checked.termsSorted ? order : order.sort((x, y) => (terms[x]! < terms[y]! ? -1 : 1));
   }
 
   /** The term's index in `terms`, or −1. */
-  #find(term: string): number {
+  find(term: string): number {
     const { terms } = this.state;
     if (!this.checked.termsSorted) {
       this.#termIndex ??= new Map(terms.map((t, i) => [t, i]));

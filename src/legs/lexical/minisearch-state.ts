@@ -1,17 +1,16 @@
 /**
- * minisearch's index (7.2.0, pinned in package.json) in flat arrays, read and written through
- * its internal maps. Its own `toJSON`/`loadJS` form nests every posting list as an object keyed
- * by stringified document numbers, which `loadJS` turns back into maps one `parseInt` at a time:
- * most of a store's cold open. Flat number arrays parse several times faster and fill the same
- * maps directly. test/bm25-index.test.ts checks a round trip answers exactly as the original, so
- * an upgrade that changes these internals fails there.
+ * minisearch's index (7.2.0, pinned in package.json) in flat arrays, and what the lexical index
+ * does to minisearch's internal maps. Its own `toJSON`/`loadJS` form nests every posting list as
+ * an object keyed by stringified document numbers, which `loadJS` turns back into maps one
+ * `parseInt` at a time: most of a store's cold open. Flat number arrays parse several times
+ * faster and are read in place (`frozen-postings.ts`). test/bm25-index.test.ts checks a round
+ * trip answers exactly as the original, so an upgrade that changes these internals fails there.
  */
 import MiniSearch, { type Options } from 'minisearch';
 import { NumberPositions } from '../../util/number-positions.js';
-import { partSpent } from '../../util/slices.js';
 
 /** The parts of minisearch's state an index is made of (private fields in its typings). */
-interface Internals {
+export interface Internals {
   _index: {
     get(term: string): Map<number, Map<number, number>> | undefined;
     set(term: string, data: Map<number, Map<number, number>>): void;
@@ -45,27 +44,12 @@ export interface FlatState {
   postings: ArrayLike<number>;
 }
 
-const FIELD = 0;
+/** The one field, `text`. */
+export const FIELD = 0;
 
-export function flatState(search: MiniSearch<{ no: number; text: string }>): FlatState {
-  const m = search as unknown as Internals;
-  const docs: number[] = [];
-  for (const [shortId, no] of m._documentIds) docs.push(shortId, no, m._fieldLength.get(shortId)![FIELD]!);
-  const held: Array<[string, Map<number, number>]> = [];
-  for (const [term, fields] of m._index) {
-    const freqs = fields.get(FIELD);
-    if (freqs && freqs.size > 0) held.push([term, freqs]);
-  }
-  held.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-  const terms: string[] = [];
-  const postings: number[] = [];
-  for (const [term, freqs] of held) {
-    terms.push(term);
-    postings.push(freqs.size);
-    for (const [shortId, tf] of freqs) postings.push(shortId, tf);
-  }
-  // An index nothing was ever added to has no average yet.
-  return { documentCount: m._documentCount, nextId: m._nextId, averageFieldLength: m._avgFieldLength[FIELD] ?? 0, docs, terms, postings };
+/** minisearch's private state, which these functions read and write. */
+export function internals(search: MiniSearch<{ no: number; text: string }>): Internals {
+  return search as unknown as Internals;
 }
 
 /** What `checkFlatState` found while checking a state. */
@@ -76,13 +60,6 @@ export interface CheckedState {
   termsSorted: boolean;
   /** Whether every term's postings come in increasing short id order, as minisearch adds them. */
   sorted: boolean;
-}
-
-/** Memory number → short id, for a loaded index's first `has` (a write), not made by the open. */
-export function shortIdsOf(docs: ArrayLike<number>): Map<number, number> {
-  const shortIds = new Map<number, number>();
-  for (let i = 0; i < docs.length; i += 3) shortIds.set(docs[i + 1]!, docs[i]!);
-  return shortIds;
 }
 
 /**
@@ -147,51 +124,32 @@ export function checkFlatState(state: FlatState): CheckedState {
   return { offsets, termsSorted, sorted };
 }
 
-/** A minisearch index from `state`, checked by `checkFlatState` (which runs here unless its result is given); throws as that does. */
-export function fromFlatState(state: FlatState, options: Options<{ no: number; text: string }>, checked: CheckedState = checkFlatState(state)): MiniSearch<{ no: number; text: string }> {
-  const builder = flatStateBuilder(state, options, checked);
-  builder.step(Infinity);
-  return builder.search;
-}
-
 /**
- * Fills minisearch's maps from a checked state a part at a time: `search` counts every document
- * from the start, and each `step` adds documents, then terms, until the clock reaches `until`
- * (at least 1,023 documents or 255 terms, or all that are left), returning whether any are left.
- * `search` is whole once a step returns false.
+ * A minisearch index from `state`, checked by `checkFlatState` (which runs here unless its result
+ * is given); throws as that does. Only for a state whose postings are out of short id order,
+ * which the saved base cannot read by halving.
  */
-export function flatStateBuilder(state: FlatState, options: Options<{ no: number; text: string }>, checked: CheckedState): { search: MiniSearch<{ no: number; text: string }>; step(until: number): boolean } {
+export function fromFlatState(state: FlatState, options: Options<{ no: number; text: string }>, checked: CheckedState = checkFlatState(state)): MiniSearch<{ no: number; text: string }> {
   const { docs, terms, postings } = state;
   const { offsets } = checked;
   const search = new MiniSearch(options);
-  const m = search as unknown as Internals;
+  const m = internals(search);
   m._documentCount = state.documentCount;
   m._nextId = state.nextId;
   m._avgFieldLength = [state.averageFieldLength];
   m._dirtCount = 0;
-  // The documents' maps are filled by the first steps, not by the open that made the builder:
-  // at 100k memories they are ~20 ms of work, more than a slice.
-  let doc = 0;
-  let next = 0;
-  const step = (until: number): boolean => {
-    for (let k = 0; doc < docs.length; doc += 3, k++) {
-      if (partSpent(k, until)) return true;
-      m._documentIds.set(docs[doc]!, docs[doc + 1]!);
-      m._idToShortId.set(docs[doc + 1]!, docs[doc]!);
-      m._fieldLength.set(docs[doc]!, [docs[doc + 2]!]);
-    }
-    for (let n = 0; ; n++) {
-      // A term's postings cost more than a document's entries: the clock is read every 256.
-      if (partSpent(n, until, 256)) return true;
-      if (next === terms.length) return false;
-      const term = terms[next]!;
-      const offset = offsets[next++]!;
-      const freqs = new Map<number, number>();
-      for (let at = offset + 1, end = at + 2 * postings[offset]!; at < end; at += 2) freqs.set(postings[at]!, postings[at + 1]!);
-      m._index.set(term, new Map([[FIELD, freqs]]));
-    }
-  };
-  return { search, step };
+  for (let doc = 0; doc < docs.length; doc += 3) {
+    m._documentIds.set(docs[doc]!, docs[doc + 1]!);
+    m._idToShortId.set(docs[doc + 1]!, docs[doc]!);
+    m._fieldLength.set(docs[doc]!, [docs[doc + 2]!]);
+  }
+  terms.forEach((term, t) => {
+    const offset = offsets[t]!;
+    const freqs = new Map<number, number>();
+    for (let at = offset + 1, end = at + 2 * postings[offset]!; at < end; at += 2) freqs.set(postings[at]!, postings[at + 1]!);
+    m._index.set(term, new Map([[FIELD, freqs]]));
+  });
+  return search;
 }
 
 function isIndex(value: unknown, max: number): value is number {
@@ -203,7 +161,7 @@ function isIndex(value: unknown, max: number): value is number {
  * must be handed the very text it indexed, and leaves that text's postings behind otherwise.
  */
 export function indexedWith(search: MiniSearch<{ no: number; text: string }>, no: number, terms: ReadonlySet<string>): boolean {
-  const m = search as unknown as Internals;
+  const m = internals(search);
   const shortId = m._idToShortId.get(no);
   if (shortId === undefined || m._fieldLength.get(shortId)?.[FIELD] !== terms.size) return false;
   for (const term of terms) if (!m._index.get(term)?.get(FIELD)?.has(shortId)) return false;
@@ -216,7 +174,7 @@ export function indexedWith(search: MiniSearch<{ no: number; text: string }>, no
  * every posting).
  */
 export function removeWithoutText(search: MiniSearch<{ no: number; text: string }>, no: number): void {
-  const m = search as unknown as Internals;
+  const m = internals(search);
   const shortId = m._idToShortId.get(no);
   if (shortId === undefined) return;
   search.discard(no);

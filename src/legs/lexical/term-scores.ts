@@ -1,6 +1,6 @@
 /**
  * BM25+ scores of exact terms, read straight from the postings (minisearch's index, 7.2.0, pinned
- * in package.json, or the flat arrays a loaded index keeps until its first change) and the
+ * in package.json, a saved base's flat arrays, or both: `layered-postings.ts`) and the
  * `DocTable` beside them. The arithmetic is minisearch's own, operation for operation, so every
  * score is the one its `search` returns for that single term; what is skipped is the result
  * object `search` builds per matching document (id lookup, stored-field copy, match map) and the
@@ -14,14 +14,10 @@ import { heapPush } from '../../util/top-heap.js';
 
 /** The parts of minisearch's state the scores read (private fields in its typings). */
 interface Internals {
-  _index: { get(term: string): Map<number, Map<number, number>> | undefined };
   _fieldIds: Record<string, number>;
   _fieldLength: Map<number, number[]>;
-  _avgFieldLength: number[];
-  _documentCount: number;
   _documentIds: Map<number, unknown>;
   _idToShortId: Map<unknown, number>;
-  _dirtCount: number;
 }
 
 export interface Bm25Params {
@@ -35,13 +31,57 @@ export interface FlatList {
   readonly data: ArrayLike<number>;
   readonly start: number;
   readonly size: number;
+  /** The documents it names that are still held: `size` less those removed since the arrays were saved. */
+  readonly df: number;
   has(shortId: number): boolean;
   /** The term frequency of `shortId`, 0 when it is not in the list. */
   tfOf(shortId: number): number;
 }
 
+/**
+ * One term's postings in a saved base, whose short ids are below `from`, and in minisearch's map
+ * of the documents added since, whose short ids are `from` and up.
+ */
+export class SplitList {
+  constructor(
+    readonly lower: FlatList,
+    readonly upper: Map<number, number>,
+    readonly from: number,
+  ) {}
+
+  get size(): number {
+    return this.lower.size + this.upper.size;
+  }
+
+  get df(): number {
+    return this.lower.df + this.upper.size;
+  }
+
+  has(shortId: number): boolean {
+    return shortId < this.from ? this.lower.has(shortId) : this.upper.has(shortId);
+  }
+
+  tfOf(shortId: number): number {
+    return shortId < this.from ? this.lower.tfOf(shortId) : (this.upper.get(shortId) ?? 0);
+  }
+}
+
 /** One term's postings, short id → term frequency in increasing short id order. */
-export type Postings = Map<number, number> | FlatList;
+export type Postings = Map<number, number> | FlatList | SplitList;
+
+/** How many documents held now hold the term. */
+function dfOf(list: Postings): number {
+  return list instanceof Map ? list.size : list.df;
+}
+
+/** Calls `visit` for every posting of `list`, in increasing short id order. */
+function eachPosting(list: Postings, visit: (docId: number, termFreq: number) => void): void {
+  // forEach, not for…of: the iterator made a [key, value] array per posting.
+  if (list instanceof Map) return list.forEach((termFreq, docId) => visit(docId, termFreq));
+  const { data, start, size } = list instanceof SplitList ? list.lower : list;
+  for (let i = start, end = start + 2 * size; i < end; i += 2) visit(data[i]!, data[i + 1]!);
+  if (list instanceof SplitList) list.upper.forEach((termFreq, docId) => visit(docId, termFreq));
+}
 
 /** Where the scores read one text field's statistics and postings from. */
 export interface TermSource {
@@ -50,28 +90,11 @@ export interface TermSource {
   /**
    * Documents removed whose postings remain (minisearch's `discard`): scoring meets them while
    * walking a list and lowers that term's document frequency from there on, which only a full
-   * walk of every list reproduces.
+   * walk of every list reproduces. Documents removed from a saved base are not lingering: their
+   * postings stay, but every list's `df` already leaves them out, so a walk skips them.
    */
   readonly lingering: number;
   postings(term: string): Postings | undefined;
-}
-
-/** Field `field` of a minisearch index, read in place. */
-export function minisearchSource<T>(index: MiniSearch<T>, field: string): TermSource {
-  const mini = index as unknown as Internals;
-  const fieldId = mini._fieldIds[field]!;
-  return {
-    get documentCount() {
-      return mini._documentCount;
-    },
-    get averageLength() {
-      return mini._avgFieldLength[fieldId]!;
-    },
-    get lingering() {
-      return mini._dirtCount;
-    },
-    postings: (term) => mini._index.get(term)?.get(fieldId),
-  };
 }
 
 const NONE = -1;
@@ -131,7 +154,22 @@ export class DocTable {
   /** Forgets the document minisearch is about to remove under `id` (call before removing it). */
   removing<T>(index: MiniSearch<T>, id: number): void {
     const shortId = (index as unknown as Internals)._idToShortId.get(id);
-    if (shortId !== undefined && shortId < this.#touched.length) this.#slots[SLOT * shortId + NO] = NONE;
+    if (shortId !== undefined) this.forget(shortId);
+  }
+
+  /** Forgets the document under `shortId`, whose postings may stay behind (a saved base's do). */
+  forget(shortId: number): void {
+    if (shortId < this.#touched.length) this.#slots[SLOT * shortId + NO] = NONE;
+  }
+
+  /** Whether a document is held under `shortId`. */
+  holds(shortId: number): boolean {
+    return shortId < this.#touched.length && this.#slots[SLOT * shortId + NO] !== NONE;
+  }
+
+  /** The field length of the document under `shortId`. */
+  lengthOf(shortId: number): number {
+    return this.#slots[SLOT * shortId + LENGTH]!;
   }
 
   #put(shortId: number, id: number, length: number): void {
@@ -192,17 +230,13 @@ export class DocTable {
     use(size, scores, nos, shortIdOf, holds);
   }
 
-  /**
-   * `top`'s walk from the highest-scoring term down; false, having offered nothing that counts,
-   * when it would not pay, or when it meets a document the table no longer holds, whose term
-   * statistics only the full walk gets right.
-   */
+  /** `top`'s walk from the highest-scoring term down; false, having offered nothing, when it would not pay. */
   #pruned(source: TermSource, terms: readonly string[], lists: Array<Postings | undefined>, boostOf: (term: string) => number, bm25: Bm25Params, floor: () => number, offer: (score: number, no: number, shortId: number) => void): boolean {
     const { k: k1, b, d } = bm25;
     const total = source.documentCount;
     const avgFieldLength = source.averageLength;
     const boosts = terms.map(boostOf);
-    const idfs = lists.map((list) => (list === undefined ? 0 : invDocFreqOf(total, list.size)));
+    const idfs = lists.map((list) => (list === undefined ? 0 : invDocFreqOf(total, dfOf(list))));
     // A term adds at most idf · (d + k1 + 1) · boost: its frequency part tends to k1 + 1 from below. The
     // margin covers rounding, so a bound is never below a score it stands for.
     const bound = (t: number) => idfs[t]! * (d + k1 + 1) * boosts[t]! * (1 + 1e-9);
@@ -227,12 +261,11 @@ export class DocTable {
         // A document met in none of the lists walked so far holds only the remaining terms.
         if (rest[j]! * (order.length - j) < floor()) break;
         const walking = order[j]!;
-        const list = lists[walking]!;
-        const visit = (docId: number, termFreq: number): boolean => {
+        eachPosting(lists[walking]!, (docId, termFreq) => {
           const at = SLOT * docId;
           const no = docId < held ? slots[at + NO]! : NONE;
-          if (no === NONE) return false;
-          if (slots[at + COUNT] !== 0) return true;
+          // Removed from a saved base (`top` walks in full when any are lingering instead).
+          if (no === NONE || slots[at + COUNT] !== 0) return;
           const fieldLength = slots[at + LENGTH]!;
           let sum = 0;
           let count = 0;
@@ -246,17 +279,7 @@ export class DocTable {
           slots[at + COUNT] = count;
           touched[n++] = docId;
           offer(sum * count, no, docId);
-          return true;
-        };
-        let ok = true;
-        if (list instanceof Map) {
-          list.forEach((termFreq, docId) => {
-            if (ok) ok = visit(docId, termFreq);
-          });
-        } else {
-          for (let i = list.start, end = list.start + 2 * list.size; ok && i < end; i += 2) ok = visit(list.data[i]!, list.data[i + 1]!);
-        }
-        if (!ok) return false;
+        });
         done[walking] = 1;
       }
       return true;
@@ -305,16 +328,19 @@ export class DocTable {
     const slots = this.#slots;
     const held = this.#touched.length;
     const touched = this.#touched;
-    let matching = freqs.size;
+    let matching = dfOf(freqs);
     // minisearch takes the log for every posting; it changes only when `matching` does.
     let invDocFreq = invDocFreqOf(total, matching);
     const score = (docId: number, termFreq: number): void => {
       const at = SLOT * docId;
       const id = docId < held ? slots[at + NO]! : NONE;
-      // A discarded document still in the postings: minisearch skips it and stops counting it.
       if (id === NONE) {
-        matching -= 1;
-        invDocFreq = invDocFreqOf(total, matching);
+        // A discarded document still in the postings: minisearch skips it and stops counting it.
+        // One removed from a saved base is skipped alone: `matching` never counted it.
+        if (source.lingering > 0) {
+          matching -= 1;
+          invDocFreq = invDocFreqOf(total, matching);
+        }
         return;
       }
       const raw = termScore(invDocFreq, termFreq, slots[at + LENGTH]!, avgFieldLength, k, b, d);
@@ -324,13 +350,7 @@ export class DocTable {
       // minisearch weighs by term weight · term boost · field boost · document boost, here 1 · boost · 1 · 1.
       slots[at + SUM] = slots[at + SUM]! + 1 * boost * 1 * 1 * raw;
     };
-    if (freqs instanceof Map) {
-      // forEach, not for…of: the iterator made a [key, value] array per posting.
-      freqs.forEach((termFreq, docId) => score(docId, termFreq));
-    } else {
-      const { data, start, size } = freqs;
-      for (let i = start, end = start + 2 * size; i < end; i += 2) score(data[i]!, data[i + 1]!);
-    }
+    eachPosting(freqs, score);
     return n;
   }
 }
