@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
+import { LayeredPostings } from '../src/legs/lexical/layered-postings.js';
 import { DocTable, type TermSource } from '../src/legs/lexical/term-scores.js';
 import { frozenOf, minisearchSource } from './support/lexical.js';
 import { queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
@@ -54,7 +55,7 @@ const docArb = fc.oneof(
 const corpusArb = fc.tuple(fc.array(docArb, { minLength: 1, maxLength: 160 }), fc.integer({ min: 0, max: 3000 })).map(([docs, pad]) => [...docs, ...Array<string>(pad).fill(`${VOCAB[0]} pad`)]);
 
 describe('DocTable.top', () => {
-  it('answers exactly as the full walk: scores, order, ties and filter, on maps and on flat arrays', () => {
+  it('answers exactly as the full walk: scores, order, ties and filter, on maps, on flat arrays and on both in layers', () => {
     fc.assert(
       fc.property(
         corpusArb,
@@ -62,7 +63,9 @@ describe('DocTable.top', () => {
         fc.integer({ min: 1, max: 30 }),
         fc.option(fc.integer({ min: 2, max: 5 })),
         fc.array(fc.nat({ max: 159 }), { maxLength: 20 }),
-        (texts, terms, k, filterModulus, removed) => {
+        // Often among the varied texts, so the rare terms' documents lie on both sides of it.
+        fc.oneof(fc.nat({ max: 160 }), fc.nat({ max: 3200 })),
+        (texts, terms, k, filterModulus, removed, split) => {
           const mini = indexOf(texts);
           for (const no of new Set(removed)) if (no < texts.length) mini.remove({ no, text: texts[no]! });
           const table = DocTable.of(mini, 'text');
@@ -74,6 +77,14 @@ describe('DocTable.top', () => {
           if (mini.documentCount === 0) return;
           const { frozen, table: frozenTable } = frozenOf(mini);
           expect(topOf(frozenTable, frozen, terms, boostOf, k, accept)).toEqual(fullWalk(frozenTable, frozen, terms, boostOf, k, accept));
+          // The texts before `split` in a base, the rest added on top; removals from both layers.
+          const layered = LayeredPostings.empty({ idField: 'no', fields: ['text'], tokenize, processTerm: identity });
+          texts.forEach((text, no) => {
+            if (no === split) layered.fold();
+            layered.add(no, text);
+          });
+          for (const no of new Set(removed)) if (no < texts.length) layered.remove(no, texts[no]!);
+          expect(topOf(layered.docs, layered, terms, boostOf, k, accept)).toEqual(fullWalk(table, source, terms, boostOf, k, accept));
         },
       ),
       { numRuns: 150 },
