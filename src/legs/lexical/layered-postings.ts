@@ -102,6 +102,7 @@ export class LayeredPostings implements TermSource {
     const t = base === null ? -1 : base.find(term);
     if (t < 0) return upper;
     const lower = base!.listAt(t, this.#gone?.[t] ?? 0);
+    // Every base posting names a removed document: the term is the added layer's alone, and its dead list is not walked.
     if (lower.df === 0) return upper;
     return upper === undefined ? lower : new SplitList(lower, upper, base!.state.nextId);
   }
