@@ -22,7 +22,7 @@ describe('DocTable scores', () => {
     const corpus = texts(400, 21);
     corpus.forEach((text, no) => mini.add({ no, text }));
     for (let no = 0; no < 400; no += 7) mini.remove({ no, text: corpus[no]! });
-    const table = DocTable.of(mini, 'text');
+    const table = DocTable.of(mini);
     // The same postings read in place from the flat state a save writes, as a loaded index reads them.
     const { frozen, table: frozenTable } = frozenOf(mini);
     /** One term's scores by memory number, through `sum` (the sum of one term is its score). */

@@ -68,7 +68,7 @@ describe('DocTable.top', () => {
         (texts, terms, k, filterModulus, removed, split) => {
           const mini = indexOf(texts);
           for (const no of new Set(removed)) if (no < texts.length) mini.remove({ no, text: texts[no]! });
-          const table = DocTable.of(mini, 'text');
+          const table = DocTable.of(mini);
           const accept = filterModulus === null ? undefined : (no: number) => no % filterModulus !== 0;
           // Boosts make the highest-scoring term not always the rarest.
           const boostOf = (t: string) => (Number(t.slice(1)) % 3 === 0 ? 2 : 1);
@@ -95,7 +95,7 @@ describe('DocTable.top', () => {
     // 4,000 documents hold "common"; 20 also hold "rare".
     const texts = Array.from({ length: 4000 }, (_, i) => (i % 200 === 0 ? 'common rare' : `common filler${i % 7}`));
     const mini = indexOf(texts);
-    const table = DocTable.of(mini, 'text');
+    const table = DocTable.of(mini);
     const inner = minisearchSource(mini);
     const walked: string[] = [];
     /** The same source, noting which terms' lists are walked (looked up by document is not walking). */
@@ -139,7 +139,7 @@ describe('DocTable.top', () => {
         return filler(i, 20);
       });
       const mini = indexOf(texts);
-      const table = DocTable.of(mini, 'text');
+      const table = DocTable.of(mini);
       const source = minisearchSource(mini);
       const boostOf = (t: string) => (boosted && t === 'mid' ? 2 : 1);
       const expected = fullWalk(table, source, ['rare', 'mid'], boostOf, 5);
@@ -159,7 +159,7 @@ describe('DocTable.top', () => {
       return filler(i);
     });
     const mini = indexOf(texts);
-    const table = DocTable.of(mini, 'text');
+    const table = DocTable.of(mini);
     const source = minisearchSource(mini);
     const one = () => 1;
     const expected = fullWalk(table, source, queryTerms('alpha bravo charlie'), one, 5);
@@ -169,7 +169,7 @@ describe('DocTable.top', () => {
 
   it('keeps no more than the postings name, whatever k is asked for', () => {
     const mini = indexOf(['alpha beta', 'alpha', 'beta gamma']);
-    const table = DocTable.of(mini, 'text');
+    const table = DocTable.of(mini);
     const source = minisearchSource(mini);
     const one = () => 1;
     const all = topOf(table, source, ['alpha', 'beta', 'zeta'], one, 2 ** 31 - 1);
@@ -181,7 +181,7 @@ describe('DocTable.top', () => {
   it('falls back to the full walk when minisearch keeps a discarded document\'s postings', () => {
     const texts = ['alpha beta', 'alpha', 'alpha beta beta', 'beta gamma', 'alpha gamma'];
     const mini = indexOf(texts);
-    const table = DocTable.of(mini, 'text');
+    const table = DocTable.of(mini);
     table.removing(mini, 2);
     mini.discard(2);
     const source = minisearchSource(mini);

@@ -23,13 +23,8 @@ export function minisearchSource(index: Mini): TermSource {
   };
 }
 
-/** A minisearch index as the flat state a save writes (its documents and postings, nothing added on top). */
-export function flatOf(index: Mini): FlatState {
-  return mergeState(null, index, DocTable.of(index, 'text'), index.documentCount, internals(index)._avgFieldLength[0] ?? 0).state;
-}
-
 /** The flat state read in place, with the document table beside it, as a loaded index reads it. */
 export function frozenOf(index: Mini): { frozen: FrozenPostings; table: DocTable; flat: FlatState } {
-  const { state, checked } = mergeState(null, index, DocTable.of(index, 'text'), index.documentCount, internals(index)._avgFieldLength[0] ?? 0);
+  const { state, checked } = mergeState(null, index, DocTable.of(index), index.documentCount, internals(index)._avgFieldLength[0] ?? 0);
   return { frozen: FrozenPostings.of(state, checked)!, table: DocTable.fromDocs(state.docs, state.nextId), flat: state };
 }

@@ -66,7 +66,7 @@ export class LayeredPostings implements TermSource {
 
   /** minisearch's own index (an older save's), with no base under it until the first fold. */
   static of(options: Options<Doc>, search: MiniSearch<Doc>): LayeredPostings {
-    return new LayeredPostings(options, null, search, DocTable.of(search, 'text'), search.documentCount, internals(search)._avgFieldLength[FIELD] ?? 0);
+    return new LayeredPostings(options, null, search, DocTable.of(search), search.documentCount, internals(search)._avgFieldLength[FIELD] ?? 0);
   }
 
   get documentCount(): number {
@@ -110,7 +110,7 @@ export class LayeredPostings implements TermSource {
   /** Indexes `text` under `no`, which neither layer holds. */
   add(no: number, text: string): void {
     this.#added.add({ no, text });
-    this.docs.added(this.#added, 'text', no);
+    this.docs.added(this.#added, no);
     const length = this.docs.lengthOf(internals(this.#added)._idToShortId.get(no)!);
     // minisearch's running average, operation for operation (`addFieldLength`).
     this.#average = (this.#average * this.#count + length) / (this.#count + 1);

@@ -11,14 +11,9 @@
 import type MiniSearch from 'minisearch';
 import type { Accept } from '../types.js';
 import { heapPush } from '../../util/top-heap.js';
+import { FIELD, internals } from './minisearch-state.js';
 
-/** The parts of minisearch's state the scores read (private fields in its typings). */
-interface Internals {
-  _fieldIds: Record<string, number>;
-  _fieldLength: Map<number, number[]>;
-  _documentIds: Map<number, unknown>;
-  _idToShortId: Map<unknown, number>;
-}
+type Mini = MiniSearch<{ no: number; text: string }>;
 
 export interface Bm25Params {
   k: number;
@@ -120,11 +115,11 @@ export class DocTable {
   #slots = new Float64Array(0);
   #touched = new Int32Array(0);
 
-  /** The table of every document `index` holds now, for field `field`. */
-  static of<T>(index: MiniSearch<T>, field: string): DocTable {
+  /** The table of every document `index` holds now. */
+  static of(index: Mini): DocTable {
     const table = new DocTable();
-    const mini = index as unknown as Internals;
-    for (const [shortId, id] of mini._documentIds) table.#put(shortId, id as number, mini._fieldLength.get(shortId)![mini._fieldIds[field]!]!);
+    const mini = internals(index);
+    for (const [shortId, id] of mini._documentIds) table.#put(shortId, id, mini._fieldLength.get(shortId)![FIELD]!);
     return table;
   }
 
@@ -145,15 +140,15 @@ export class DocTable {
   }
 
   /** Records the document minisearch just added under `id`. */
-  added<T>(index: MiniSearch<T>, field: string, id: number): void {
-    const mini = index as unknown as Internals;
+  added(index: Mini, id: number): void {
+    const mini = internals(index);
     const shortId = mini._idToShortId.get(id)!;
-    this.#put(shortId, id, mini._fieldLength.get(shortId)![mini._fieldIds[field]!]!);
+    this.#put(shortId, id, mini._fieldLength.get(shortId)![FIELD]!);
   }
 
   /** Forgets the document minisearch is about to remove under `id` (call before removing it). */
-  removing<T>(index: MiniSearch<T>, id: number): void {
-    const shortId = (index as unknown as Internals)._idToShortId.get(id);
+  removing(index: Mini, id: number): void {
+    const shortId = internals(index)._idToShortId.get(id);
     if (shortId !== undefined) this.forget(shortId);
   }
 
