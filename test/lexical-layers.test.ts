@@ -1,5 +1,5 @@
 /**
- * The lexical index keeps a saved base of flat arrays under minisearch's maps of what was added
+ * The lexical index keeps a saved base of flat arrays under the lists of what was added
  * since. Whatever mix of base and added documents, removals from either and folds it went
  * through, it must answer as one minisearch index that saw the same adds and removals: the same
  * documents, scores to the last bit, order and term count.
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
 import { FlatPostings } from '../src/legs/lexical/frozen-postings.js';
 import { LayeredPostings } from '../src/legs/lexical/layered-postings.js';
-import { SplitList } from '../src/legs/lexical/term-scores.js';
+import { SplitList, type Postings } from '../src/legs/lexical/term-scores.js';
 import { isCompound, queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
 
 const identity = (t: string) => t;
@@ -119,30 +119,32 @@ describe('the lexical index in layers', () => {
   });
 
   it('folds the documents added since the base into it once they reach 8,192 and a quarter of all, and not before', () => {
-    const postings = LayeredPostings.empty(options);
+    const postings = LayeredPostings.empty();
     const add = (until: number) => {
       for (let no = postings.documentCount; no < until; no++) postings.add(no, `common w${no}`);
     };
-    const layers = () => [postings.postings('common')!.constructor, postings.postings(`w${postings.documentCount - 1}`)!.constructor];
+    /** Which layer a term's list is in: the base's typed arrays, the added documents' plain ones, or both. */
+    const layerOf = (list: Postings | undefined) => (list instanceof SplitList ? 'both' : Array.isArray(list!.data) ? 'added' : 'base');
+    const layers = () => [layerOf(postings.postings('common')), layerOf(postings.postings(`w${postings.documentCount - 1}`))];
     add(8191);
-    expect(layers()).toEqual([Map, Map]);
+    expect(layers()).toEqual(['added', 'added']);
     // The floor: 8,192 documents added since the base, and again from each fold on.
     for (const fold of [8192, 16_384, 24_576, 32_768]) {
       add(fold);
-      expect(layers()).toEqual([FlatPostings, FlatPostings]);
+      expect(layers()).toEqual(['base', 'base']);
       add(fold + 1);
-      expect(layers()).toEqual([SplitList, Map]);
+      expect(layers()).toEqual(['both', 'added']);
     }
     // Past 32,768 a quarter of every document held is more: 10,923 added to 32,768.
     add(32_768 + 10_922);
-    expect(layers()).toEqual([SplitList, Map]);
+    expect(layers()).toEqual(['both', 'added']);
     add(32_768 + 10_923);
-    expect(layers()).toEqual([FlatPostings, FlatPostings]);
+    expect(layers()).toEqual(['base', 'base']);
     expect(postings.postings('common')!.size).toBe(43_691);
   });
 
   it('counts documents removed from the base out of their terms at once, and drops them at the next fold', () => {
-    const postings = LayeredPostings.empty(options);
+    const postings = LayeredPostings.empty();
     for (let no = 0; no < 8192; no++) postings.add(no, no % 2 === 0 ? 'even common' : 'odd common');
     expect(postings.remove(0, 'even common')).toBe(true);
     expect(postings.remove(1, 'not what it holds')).toBe(false);
@@ -160,5 +162,17 @@ describe('the lexical index in layers', () => {
     postings.fold();
     expect([counts('common'), counts('even'), counts('odd')]).toEqual([[8190, 8190], [4095, 4095], [4095, 4095]]);
     expect(postings.documentCount).toBe(8190);
+  });
+
+  it('keeps its document table to the documents held, removed from either layer with their text or another', () => {
+    const postings = LayeredPostings.empty();
+    for (let no = 0; no < 10; no++) postings.add(no, `w${no} common`);
+    postings.fold();
+    for (let no = 10; no < 20; no++) postings.add(no, `w${no} common`);
+    expect(postings.remove(3, 'w3 common')).toBe(true);
+    expect(postings.remove(13, 'w13 common')).toBe(true);
+    expect(postings.remove(15, 'another text')).toBe(false);
+    // Short ids follow the adds here: the table's slot of each removed memory no longer holds it.
+    expect(Array.from({ length: 21 }, (_, shortId) => shortId).filter((shortId) => !postings.docs.holds(shortId))).toEqual([3, 13, 15, 20]);
   });
 });

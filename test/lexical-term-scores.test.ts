@@ -1,8 +1,8 @@
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
-import { DocTable, type TermSource } from '../src/legs/lexical/term-scores.js';
-import { frozenOf, minisearchSource } from './support/lexical.js';
+import type { DocTable, TermSource } from '../src/legs/lexical/term-scores.js';
+import { frozenOf, layeredOf } from './support/lexical.js';
 import { isCompound, queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
 import { rng } from './support/random.js';
 
@@ -15,18 +15,19 @@ function texts(count: number, seed: number): string[] {
 }
 
 describe('DocTable scores', () => {
-  it('gives every document the score minisearch\'s own search gives it, after adds and removes', () => {
+  it('gives every document the score minisearch\'s own search gives it, after adds and removes, in added lists and in a saved base', () => {
     const identity = (t: string) => t;
     const params = { k: 1.2, b: 0.7, d: 0.5 };
     const mini = new MiniSearch<{ no: number; text: string }>({ idField: 'no', fields: ['text'], storeFields: ['text'], tokenize, processTerm: identity });
     const corpus = texts(400, 21);
     corpus.forEach((text, no) => mini.add({ no, text }));
-    for (let no = 0; no < 400; no += 7) mini.remove({ no, text: corpus[no]! });
-    const table = DocTable.of(mini);
+    const removed = Array.from({ length: 58 }, (_, i) => 7 * i);
+    for (const no of removed) mini.remove({ no, text: corpus[no]! });
+    const added = layeredOf(corpus, removed);
     // The same postings read in place from the flat state a save writes, as a loaded index reads them.
-    const { frozen, table: frozenTable } = frozenOf(mini);
+    const { frozen, table: frozenTable } = frozenOf(corpus, removed);
     /** One term's scores by memory number, through `sum` (the sum of one term is its score). */
-    const scoresOf = (term: string, boost: number, source: TermSource = minisearchSource(mini), docs = table): Map<number, number> => {
+    const scoresOf = (term: string, boost: number, source: TermSource = added, docs: DocTable = added.docs): Map<number, number> => {
       const got = new Map<number, number>();
       // One term: the score (sum × matched terms) is that term's score, so a wrong count fails too.
       docs.sum(source, [term], () => boost, params, (matched, count, scoreOf) => {
@@ -46,17 +47,21 @@ describe('DocTable scores', () => {
     expect(scoresOf('absent', 1).size).toBe(0);
     expect(scoresOf('absent', 1, frozen, frozenTable).size).toBe(0);
 
-    // Discarded documents stay in the postings until a vacuum; minisearch skips them and counts
-    // each one it meets out of the term's document frequency, from there on. Its search also
-    // drops them from the postings as it meets them, so the table reads them first.
+    // Removed from the lists and from the saved base (whose postings stay, counted out of each
+    // term's document frequency until a fold), the scores are still minisearch's.
+    const layered = layeredOf(corpus, removed);
+    const baseLayers = layeredOf(corpus, removed);
+    baseLayers.fold();
     for (let no = 3; no < 400; no += 5) {
       if (no % 7 === 0) continue;
-      table.removing(mini, no);
-      mini.discard(no);
+      mini.remove({ no, text: corpus[no]! });
+      layered.remove(no, corpus[no]!);
+      baseLayers.remove(no, corpus[no]!);
     }
     for (const term of new Set(corpus.flatMap((t) => queryTerms(t)))) {
-      const got = scoresOf(term, 1);
-      expect(got).toEqual(new Map(mini.search(term, { tokenize: () => [term], processTerm: identity, bm25: params, prefix: false, fuzzy: false }).map((r) => [r.id as number, r.score])));
+      const expected = new Map(mini.search(term, { tokenize: () => [term], processTerm: identity, bm25: params, prefix: false, fuzzy: false }).map((r) => [r.id as number, r.score]));
+      expect(scoresOf(term, 1, layered, layered.docs)).toEqual(expected);
+      expect(scoresOf(term, 1, baseLayers, baseLayers.docs)).toEqual(expected);
     }
   });
 

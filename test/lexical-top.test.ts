@@ -1,28 +1,20 @@
 /**
  * `DocTable.top` stops walking a term's postings once no document it has not met can make the
  * cut. These check that its answer is the full walk's to the last bit (scores, order, ties,
- * filter), on minisearch's maps and on a loaded index's flat arrays, and that it does skip a
- * common term's list when rare terms already fill the cut.
+ * filter), on the lists of added documents, on a loaded index's flat arrays and on both in
+ * layers, and that it does skip a common term's list when rare terms already fill the cut.
  */
 import fc from 'fast-check';
-import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { LayeredPostings } from '../src/legs/lexical/layered-postings.js';
-import { DocTable, type TermSource } from '../src/legs/lexical/term-scores.js';
-import { frozenOf, minisearchSource } from './support/lexical.js';
-import { queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
+import type { DocTable, FlatList, TermSource } from '../src/legs/lexical/term-scores.js';
+import { frozenOf, layeredOf } from './support/lexical.js';
+import { queryTerms } from '../src/legs/lexical/tokenizer.js';
 
 const params = { k: 1.2, b: 0.7, d: 0.5 };
-const identity = (t: string) => t;
 
 /** Words drawn with Zipf-like weights, so some terms are in most documents and some in a few. */
 const VOCAB = Array.from({ length: 24 }, (_, i) => `w${i}`);
-
-function indexOf(texts: string[]): MiniSearch<{ no: number; text: string }> {
-  const mini = new MiniSearch<{ no: number; text: string }>({ idField: 'no', fields: ['text'], tokenize, processTerm: identity });
-  texts.forEach((text, no) => mini.add({ no, text }));
-  return mini;
-}
 
 type Hit = [no: number, score: number];
 
@@ -55,7 +47,7 @@ const docArb = fc.oneof(
 const corpusArb = fc.tuple(fc.array(docArb, { minLength: 1, maxLength: 160 }), fc.integer({ min: 0, max: 3000 })).map(([docs, pad]) => [...docs, ...Array<string>(pad).fill(`${VOCAB[0]} pad`)]);
 
 describe('DocTable.top', () => {
-  it('answers exactly as the full walk: scores, order, ties and filter, on maps, on flat arrays and on both in layers', () => {
+  it('answers exactly as the full walk: scores, order, ties and filter, on added lists, on flat arrays and on both in layers', () => {
     fc.assert(
       fc.property(
         corpusArb,
@@ -66,19 +58,17 @@ describe('DocTable.top', () => {
         // Often among the varied texts, so the rare terms' documents lie on both sides of it.
         fc.oneof(fc.nat({ max: 160 }), fc.nat({ max: 3200 })),
         (texts, terms, k, filterModulus, removed, split) => {
-          const mini = indexOf(texts);
-          for (const no of new Set(removed)) if (no < texts.length) mini.remove({ no, text: texts[no]! });
-          const table = DocTable.of(mini);
+          const source = layeredOf(texts, removed);
+          const table = source.docs;
           const accept = filterModulus === null ? undefined : (no: number) => no % filterModulus !== 0;
           // Boosts make the highest-scoring term not always the rarest.
           const boostOf = (t: string) => (Number(t.slice(1)) % 3 === 0 ? 2 : 1);
-          const source = minisearchSource(mini);
           expect(topOf(table, source, terms, boostOf, k, accept)).toEqual(fullWalk(table, source, terms, boostOf, k, accept));
-          if (mini.documentCount === 0) return;
-          const { frozen, table: frozenTable } = frozenOf(mini);
+          if (source.documentCount === 0) return;
+          const { frozen, table: frozenTable } = frozenOf(texts, removed);
           expect(topOf(frozenTable, frozen, terms, boostOf, k, accept)).toEqual(fullWalk(frozenTable, frozen, terms, boostOf, k, accept));
           // The texts before `split` in a base, the rest added on top; removals from both layers.
-          const layered = LayeredPostings.empty({ idField: 'no', fields: ['text'], tokenize, processTerm: identity });
+          const layered = LayeredPostings.empty();
           texts.forEach((text, no) => {
             if (no === split) layered.fold();
             layered.add(no, text);
@@ -94,24 +84,27 @@ describe('DocTable.top', () => {
   it('does not walk a common term\'s list once rare terms fill the cut, and walks it when they do not', () => {
     // 4,000 documents hold "common"; 20 also hold "rare".
     const texts = Array.from({ length: 4000 }, (_, i) => (i % 200 === 0 ? 'common rare' : `common filler${i % 7}`));
-    const mini = indexOf(texts);
-    const table = DocTable.of(mini);
-    const inner = minisearchSource(mini);
+    const inner = layeredOf(texts);
+    const table = inner.docs;
     const walked: string[] = [];
     /** The same source, noting which terms' lists are walked (looked up by document is not walking). */
     const source: TermSource = {
       documentCount: inner.documentCount,
       averageLength: inner.averageLength,
-      lingering: inner.lingering,
       postings(term) {
-        const list = inner.postings(term) as Map<number, number> | undefined;
+        const list = inner.postings(term) as FlatList | undefined;
         if (list === undefined) return undefined;
-        const noting = new Map(list);
-        noting.forEach = (fn) => {
-          walked.push(term);
-          list.forEach((tf, id) => fn(tf, id, noting));
+        return {
+          get data() {
+            walked.push(term);
+            return list.data;
+          },
+          start: list.start,
+          size: list.size,
+          df: list.df,
+          has: (shortId) => list.has(shortId),
+          tfOf: (shortId) => list.tfOf(shortId),
         };
-        return noting;
       },
     };
     const one = () => 1;
@@ -138,9 +131,8 @@ describe('DocTable.top', () => {
         if (i < 20 + holders) return `mid ${filler(i, 20)}`;
         return filler(i, 20);
       });
-      const mini = indexOf(texts);
-      const table = DocTable.of(mini);
-      const source = minisearchSource(mini);
+      const source = layeredOf(texts);
+      const table = source.docs;
       const boostOf = (t: string) => (boosted && t === 'mid' ? 2 : 1);
       const expected = fullWalk(table, source, ['rare', 'mid'], boostOf, 5);
       expect(expected.map(([no]) => no)).toContain(20);
@@ -158,9 +150,8 @@ describe('DocTable.top', () => {
       if (i < 3520) return `charlie ${filler(i)}`;
       return filler(i);
     });
-    const mini = indexOf(texts);
-    const table = DocTable.of(mini);
-    const source = minisearchSource(mini);
+    const source = layeredOf(texts);
+    const table = source.docs;
     const one = () => 1;
     const expected = fullWalk(table, source, queryTerms('alpha bravo charlie'), one, 5);
     expect(expected.map(([no]) => no)).toEqual([20, 21, 22, 23, 24]);
@@ -168,25 +159,12 @@ describe('DocTable.top', () => {
   });
 
   it('keeps no more than the postings name, whatever k is asked for', () => {
-    const mini = indexOf(['alpha beta', 'alpha', 'beta gamma']);
-    const table = DocTable.of(mini);
-    const source = minisearchSource(mini);
+    const source = layeredOf(['alpha beta', 'alpha', 'beta gamma']);
+    const table = source.docs;
     const one = () => 1;
     const all = topOf(table, source, ['alpha', 'beta', 'zeta'], one, 2 ** 31 - 1);
     expect(all.map(([no]) => no)).toEqual([0, 1, 2]);
     expect(all).toEqual(fullWalk(table, source, ['alpha', 'beta', 'zeta'], one, 3));
     expect(topOf(table, source, ['zeta'], one, 10)).toEqual([]);
-  });
-
-  it('falls back to the full walk when minisearch keeps a discarded document\'s postings', () => {
-    const texts = ['alpha beta', 'alpha', 'alpha beta beta', 'beta gamma', 'alpha gamma'];
-    const mini = indexOf(texts);
-    const table = DocTable.of(mini);
-    table.removing(mini, 2);
-    mini.discard(2);
-    const source = minisearchSource(mini);
-    expect(source.lingering).toBe(1);
-    const one = () => 1;
-    expect(topOf(table, source, ['alpha', 'beta', 'gamma'], one, 2)).toEqual(fullWalk(table, source, ['alpha', 'beta', 'gamma'], one, 2));
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The library's own legs: the exact WASM-SIMD scan with HNSW past a threshold, BM25 over
+ * The library's own legs: the exact WASM-SIMD scan with HNSW past a threshold, BM25 scored as
  * minisearch, graphology for typed edges and the entity graph. Entry points hand this to the
  * memory core, which sees the legs only through `LegFactory`.
  */

@@ -1,30 +1,20 @@
-import type MiniSearch from 'minisearch';
-import { FrozenPostings } from '../../src/legs/lexical/frozen-postings.js';
-import { mergeState } from '../../src/legs/lexical/merge-state.js';
-import { internals, type FlatState } from '../../src/legs/lexical/minisearch-state.js';
-import { DocTable, type TermSource } from '../../src/legs/lexical/term-scores.js';
+import type { FrozenPostings } from '../../src/legs/lexical/frozen-postings.js';
+import { LayeredPostings } from '../../src/legs/lexical/layered-postings.js';
+import { DocTable } from '../../src/legs/lexical/term-scores.js';
 
-type Mini = MiniSearch<{ no: number; text: string }>;
-
-/** The `text` field of a minisearch index, read in place: the reference the lexical index's own sources are held to. */
-export function minisearchSource(index: Mini): TermSource {
-  const mini = internals(index);
-  return {
-    get documentCount() {
-      return index.documentCount;
-    },
-    get averageLength() {
-      return mini._avgFieldLength[0]!;
-    },
-    get lingering() {
-      return mini._dirtCount;
-    },
-    postings: (term) => mini._index.get(term)?.get(0),
-  };
+/**
+ * `texts` indexed under their positions as memory numbers, then `removed` removed with their
+ * texts: the lists of an index that has not folded yet (fewer than 8,192 texts), or its layers.
+ */
+export function layeredOf(texts: readonly string[], removed: Iterable<number> = []): LayeredPostings {
+  const layered = LayeredPostings.empty();
+  texts.forEach((text, no) => layered.add(no, text));
+  for (const no of new Set(removed)) if (no < texts.length) layered.remove(no, texts[no]!);
+  return layered;
 }
 
-/** The flat state read in place, with the document table beside it, as a loaded index reads it. */
-export function frozenOf(index: Mini): { frozen: FrozenPostings; table: DocTable; flat: FlatState } {
-  const { state, checked } = mergeState(null, index, DocTable.of(index), index.documentCount, internals(index)._avgFieldLength[0] ?? 0);
-  return { frozen: FrozenPostings.of(state, checked)!, table: DocTable.fromDocs(state.docs, state.nextId), flat: state };
+/** The same folded into the flat state a save writes, read in place with its document table, as a loaded index reads them. */
+export function frozenOf(texts: readonly string[], removed: Iterable<number> = []): { frozen: FrozenPostings; table: DocTable } {
+  const frozen = layeredOf(texts, removed).fold();
+  return { frozen, table: DocTable.fromDocs(frozen.state.docs, frozen.state.nextId) };
 }

@@ -1,30 +1,29 @@
 /**
- * The lexical leg: BM25 over memory text, on minisearch, with the identifier-aware tokenizer.
+ * The lexical leg: BM25 over memory text, with the identifier-aware tokenizer.
  *
- * Scoring is minisearch's BM25+ (`k1`, `b`, `d`), summed over matching query terms and multiplied
+ * Scoring is minisearch's BM25+ (`k1`, `b`, `d`), to the bit, summed over matching query terms and multiplied
  * by the number of distinct query terms matched, so covering more of the query wins. Exact terms
  * only: fuzzy and prefix matching are off because a near-miss identifier (`ADR-070` for `ADR-007`,
  * `#4812` for `#4821`) is a wrong answer, not a close one; the vector leg covers paraphrase.
  *
  * The index keeps no text: SQLite does. Removal is exact all the same, because the caller hands
- * `remove` the text the memory was indexed with (the store reads it before deleting the row), and
- * its postings go at once, instead of lingering until an asynchronous vacuum (minisearch
- * `discard`). A stored copy was the texts' size again in memory and in every saved index (14 MB
- * of 100k memories' text, ~25 MiB of heap).
+ * `remove` the text the memory was indexed with (the store reads it before deleting the row). A
+ * stored copy was the texts' size again in memory and in every saved index (14 MB of 100k
+ * memories' text, ~25 MiB of heap).
  *
- * The postings are a base of flat arrays read in place and minisearch's maps of what was added
- * since (`layered-postings.ts`): a loaded index answers and takes changes at once.
+ * The postings are a base of flat arrays read in place and the lists of what was added since
+ * (`layered-postings.ts`): a loaded index answers and takes changes at once. minisearch itself,
+ * which this index was built on, now only reads version 1 saves (its own JSON).
  */
-import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
+import MiniSearch, { type AsPlainObject } from 'minisearch';
 import { HybridMindError, invalid, messageOf, show } from '../../errors.js';
 import { checkNonNegativeInt } from '../../util/int-checks.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
 import { encodeFlat, isBinary, readHeader, readState, type BinaryHeader } from './flat-binary.js';
-import { FrozenPostings } from './frozen-postings.js';
 import { LayeredPostings } from './layered-postings.js';
-import { checkFlatState, fromFlatState, type FlatState } from './minisearch-state.js';
-import { isCompound, queryTerms, tokenize, TOKENIZER_VERSION } from './tokenizer.js';
+import { checkFlatState, flatOf, type FlatState } from './minisearch-state.js';
+import { isCompound, queryTerms, TOKENIZER_VERSION } from './tokenizer.js';
 
 export interface Bm25IndexOptions {
   /** Term-frequency saturation: higher lets repeats keep adding score. Default 1.2. */
@@ -38,7 +37,7 @@ export interface Bm25IndexOptions {
    * parts, so a query naming an identifier prefers memories naming exactly it. Default 2.
    */
   identifierBoost?: number;
-  /** Receives minisearch's warnings. Default: dropped. */
+  /** Receives the index's warnings (a removal handed another text than was indexed). Default: dropped. */
   logger?: Logger;
 }
 
@@ -59,8 +58,6 @@ interface Doc {
   text: string;
 }
 
-const identity = (term: string): string => term;
-
 export class Bm25Index implements LexicalIndex {
   readonly #params: Params;
   readonly #logger: Logger;
@@ -75,7 +72,7 @@ export class Bm25Index implements LexicalIndex {
   constructor(options: Bm25IndexOptions = {}) {
     this.#params = resolveParams(options, 'Bm25Index');
     this.#logger = options.logger ?? silentLogger;
-    this.#postings = LayeredPostings.empty(this.#miniSearchOptions());
+    this.#postings = LayeredPostings.empty();
   }
 
   /** Number of memories indexed. */
@@ -143,7 +140,7 @@ export class Bm25Index implements LexicalIndex {
   }
 
   clear(): void {
-    this.#postings = LayeredPostings.empty(this.#miniSearchOptions());
+    this.#postings = LayeredPostings.empty();
   }
 
   /**
@@ -210,10 +207,7 @@ export class Bm25Index implements LexicalIndex {
         flat.texts!.forEach((text, i) => index.add(flat.docs[3 * i + 1]!, text));
         return index;
       }
-      const checked = checkFlatState(flat);
-      const frozen = FrozenPostings.of(flat, checked);
-      const options = index.#miniSearchOptions();
-      index.#postings = frozen ? LayeredPostings.over(options, frozen) : LayeredPostings.of(options, fromFlatState(flat, options, checked));
+      index.#postings = LayeredPostings.over(flat, checkFlatState(flat));
     } catch (cause) {
       throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
     }
@@ -229,36 +223,18 @@ export class Bm25Index implements LexicalIndex {
       }
       return this;
     }
+    let flat: FlatState;
     try {
-      const options = this.#miniSearchOptions();
-      this.#postings = LayeredPostings.of(options, MiniSearch.loadJS<Doc>(js, options));
+      flat = flatOf(MiniSearch.loadJS<Doc>(js, { idField: 'no', fields: ['text'] }));
     } catch (cause) {
       throw corrupt('minisearch could not read the index', cause);
     }
+    try {
+      this.#postings = LayeredPostings.over(flat, checkFlatState(flat));
+    } catch (cause) {
+      throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
+    }
     return this;
-  }
-
-  #miniSearchOptions(): Options<Doc> {
-    const { k1, b, d } = this.#params;
-    const logger = this.#logger;
-    return {
-      idField: 'no',
-      fields: ['text'],
-      // Terms arrive final from the tokenizer; minisearch must not re-split or re-case them.
-      tokenize,
-      processTerm: identity,
-      // Removal is always exact (see the file comment), so there is never anything to vacuum.
-      autoVacuum: false,
-      logger: (level, message, code) => logger(level, message, code === undefined ? undefined : { code }),
-      searchOptions: {
-        tokenize: queryTerms,
-        processTerm: identity,
-        combineWith: 'OR',
-        prefix: false,
-        fuzzy: false,
-        bm25: { k: k1, b, d },
-      },
-    };
   }
 }
 

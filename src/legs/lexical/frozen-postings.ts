@@ -17,20 +17,26 @@ export class FlatPostings implements FlatList {
   ) {}
 
   has(shortId: number): boolean {
-    return this.tfOf(shortId) > 0;
+    return this.pairAt(shortId) >= 0;
   }
 
   tfOf(shortId: number): number {
+    const at = this.pairAt(shortId);
+    return at < 0 ? 0 : this.data[at + 1]!;
+  }
+
+  /** Where in `data` the pair of `shortId` starts, or −1. */
+  pairAt(shortId: number): number {
     let lo = 0;
     let hi = this.size - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const at = this.data[this.start + 2 * mid]!;
-      if (at === shortId) return this.data[this.start + 2 * mid + 1]!;
+      if (at === shortId) return this.start + 2 * mid;
       if (at < shortId) lo = mid + 1;
       else hi = mid - 1;
     }
-    return 0;
+    return -1;
   }
 }
 
@@ -46,13 +52,14 @@ export class FrozenPostings implements TermSource {
   }
 
   /**
-   * The state read in place, given what `checkFlatState` found in it; null when a term's postings
-   * are out of short id order, which minisearch never writes but which a lookup by halving could
-   * not read. Texts a version-3 save carried were checked there, and are dropped.
+   * The state read in place, given what `checkFlatState` found in it. Texts a version-3 save
+   * carried were checked there, and are dropped. Lookups by halving need every term's postings in
+   * short id order (`checked.sorted`), which older builds did not always write: such a state is
+   * only for merging into one that is (`LayeredPostings.over` does at once).
    */
-  static of(state: FlatState, checked: CheckedState): FrozenPostings | null {
+  static of(state: FlatState, checked: CheckedState): FrozenPostings {
     const { texts: _texts, ...kept } = state;
-    return checked.sorted ? new FrozenPostings(kept, checked) : null;
+    return new FrozenPostings(kept, checked);
   }
 
   get documentCount(): number {
@@ -61,11 +68,6 @@ export class FrozenPostings implements TermSource {
 
   get averageLength(): number {
     return this.state.averageFieldLength;
-  }
-
-  /** `checkFlatState` refuses a posting of a document the state does not hold. */
-  get lingering(): number {
-    return 0;
   }
 
   get termCount(): number {

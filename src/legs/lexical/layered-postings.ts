@@ -1,28 +1,28 @@
 /**
  * The lexical index's postings in two layers: a base of flat arrays read in place (a save's, or
- * the last fold's), and minisearch's maps of the documents added since. A removal from the base
- * leaves its postings there and counts them out of each term's document frequency, so the base
- * is never rewritten but by a fold, which merges both layers into a new base (`mergeState`).
+ * the last fold's), and the lists of the documents added since (`added-postings.ts`). A removal
+ * from the base leaves its postings there and counts them out of each term's document frequency,
+ * so the base is never rewritten but by a fold, which merges both layers into a new base
+ * (`mergeState`).
  *
- * Why two layers: minisearch keeps a map per term and per posting list, 73 MiB of heap at 100k
- * memories that every full collection traces, against ~15 MiB of arrays outside the heap. A
- * reopened store now answers, and takes writes, from its saved arrays without filling maps from
- * them; writes fill maps only until a fold, when the documents added since reach a quarter of
- * all, and at every save.
+ * Why two layers: one array per term that every add could grow in place would be a Map of
+ * growing arrays over the whole store, which every full collection traces (minisearch's maps,
+ * which this index was, took 73 MiB of heap at 100k memories); the base's arrays take ~15 MiB
+ * outside the heap. A reopened store answers, and takes writes, from its saved arrays as they
+ * are; writes fill the added lists until a fold, when the documents added since reach a quarter
+ * of all, and at every save.
  *
  * Scores are the ones one minisearch index holding the same documents would give, to the bit:
  * document frequencies, the document count and minisearch's running average of field lengths
  * (kept here with its arithmetic, add by add and removal by removal) are the same numbers.
  */
-import MiniSearch, { type Options } from 'minisearch';
 import { NumberPositions } from '../../util/number-positions.js';
+import { AddedPostings } from './added-postings.js';
 import { FrozenPostings } from './frozen-postings.js';
 import { mergeState } from './merge-state.js';
-import { FIELD, indexedWith, internals, removeWithoutText } from './minisearch-state.js';
+import type { CheckedState, FlatState } from './minisearch-state.js';
 import { DocTable, SplitList, type Postings, type TermSource } from './term-scores.js';
 import { tokenize } from './tokenizer.js';
-
-type Doc = { no: number; text: string };
 
 /** Documents added since the base that start a fold, at least; fewer fold at a save. */
 const FOLD_FLOOR = 8192;
@@ -32,7 +32,6 @@ const FOLD_SHARE = 0.25;
 export class LayeredPostings implements TermSource {
   /** Every document of both layers by short id, kept in step by each change. */
   readonly docs: DocTable;
-  readonly #options: Options<Doc>;
   #base: FrozenPostings | null;
   /** Memory number → base short id, made by the first change after a load or fold that needs it. */
   #baseIds: NumberPositions | null = null;
@@ -41,32 +40,32 @@ export class LayeredPostings implements TermSource {
   /** Base terms whose every posting names a removed document. */
   #goneTerms = 0;
   /** The documents added since the base, with short ids from the base's `nextId` on. */
-  #added: MiniSearch<Doc>;
+  #added: AddedPostings;
   #count: number;
   #average: number;
 
-  private constructor(options: Options<Doc>, base: FrozenPostings | null, added: MiniSearch<Doc>, docs: DocTable, count: number, average: number) {
-    this.#options = options;
+  private constructor(base: FrozenPostings | null, docs: DocTable, count: number, average: number) {
     this.#base = base;
-    this.#added = added;
+    this.#added = new AddedPostings(base?.state.nextId ?? 0);
     this.docs = docs;
     this.#count = count;
     this.#average = average;
   }
 
-  static empty(options: Options<Doc>): LayeredPostings {
-    return new LayeredPostings(options, null, new MiniSearch(options), new DocTable(), 0, 0);
+  static empty(): LayeredPostings {
+    return new LayeredPostings(null, new DocTable(), 0, 0);
   }
 
-  /** A saved state read in place as the base. */
-  static over(options: Options<Doc>, base: FrozenPostings): LayeredPostings {
-    const { docs, nextId, documentCount, averageFieldLength } = base.state;
-    return new LayeredPostings(options, base, addedAfter(options, nextId), DocTable.fromDocs(docs, nextId), documentCount, averageFieldLength);
-  }
-
-  /** minisearch's own index (an older save's), with no base under it until the first fold. */
-  static of(options: Options<Doc>, search: MiniSearch<Doc>): LayeredPostings {
-    return new LayeredPostings(options, null, search, DocTable.of(search), search.documentCount, internals(search)._avgFieldLength[FIELD] ?? 0);
+  /**
+   * A saved state, checked by `checkFlatState` (which found `checked`), read in place as the base;
+   * merged into short id order first when a term's postings are not in it, which older builds
+   * could write and a lookup by halving cannot read.
+   */
+  static over(state: FlatState, checked: CheckedState): LayeredPostings {
+    const { docs, nextId, documentCount, averageFieldLength } = state;
+    const layered = new LayeredPostings(FrozenPostings.of(state, checked), DocTable.fromDocs(docs, nextId), documentCount, averageFieldLength);
+    if (!checked.sorted) layered.#merge();
+    return layered;
   }
 
   get documentCount(): number {
@@ -77,15 +76,11 @@ export class LayeredPostings implements TermSource {
     return this.#average;
   }
 
-  get lingering(): number {
-    return internals(this.#added)._dirtCount;
-  }
-
   /** Distinct terms some held document holds. */
   get termCount(): number {
     const base = this.#base;
     let count = (base?.termCount ?? 0) - this.#goneTerms;
-    for (const [term] of internals(this.#added)._index) {
+    for (const term of this.#added.terms()) {
       const t = base === null ? -1 : base.find(term);
       if (t < 0 || this.#liveAt(t) === 0) count++;
     }
@@ -93,11 +88,11 @@ export class LayeredPostings implements TermSource {
   }
 
   has(no: number): boolean {
-    return this.#added.has(no) || this.#baseIdOf(no) >= 0;
+    return this.#added.shortIdOf(no) !== undefined || this.#baseIdOf(no) >= 0;
   }
 
   postings(term: string): Postings | undefined {
-    const upper = internals(this.#added)._index.get(term)?.get(FIELD);
+    const upper = this.#added.postings(term);
     const base = this.#base;
     const t = base === null ? -1 : base.find(term);
     if (t < 0) return upper;
@@ -109,9 +104,7 @@ export class LayeredPostings implements TermSource {
 
   /** Indexes `text` under `no`, which neither layer holds. */
   add(no: number, text: string): void {
-    this.#added.add({ no, text });
-    this.docs.added(this.#added, no);
-    const length = this.docs.lengthOf(internals(this.#added)._idToShortId.get(no)!);
+    const length = this.#added.add(no, text, this.docs);
     // minisearch's running average, operation for operation (`addFieldLength`).
     this.#average = (this.#average * this.#count + length) / (this.#count + 1);
     this.#count += 1;
@@ -124,18 +117,9 @@ export class LayeredPostings implements TermSource {
    */
   remove(no: number, text: string): boolean {
     const terms = new Set(tokenize(text));
-    let shortId = internals(this.#added)._idToShortId.get(no);
-    let exact: boolean;
-    if (shortId !== undefined) {
-      exact = indexedWith(this.#added, no, terms);
-      this.docs.removing(this.#added, no);
-      if (exact) this.#added.remove({ no, text });
-      else removeWithoutText(this.#added, no);
-    } else {
-      shortId = this.#baseIdOf(no);
-      exact = this.#removeFromBase(shortId, terms);
-      this.docs.forget(shortId);
-    }
+    const added = this.#added.shortIdOf(no);
+    const shortId = added ?? this.#baseIdOf(no);
+    const exact = added === undefined ? this.#removeFromBase(shortId, terms) : this.#added.remove(no, terms, this.docs);
     const length = this.docs.lengthOf(shortId);
     // minisearch's `removeFieldLength`, operation for operation.
     this.#average = this.#count === 1 ? 0 : (this.#average * this.#count - length) / (this.#count - 1);
@@ -143,7 +127,7 @@ export class LayeredPostings implements TermSource {
     return exact;
   }
 
-  /** Counts the base document `shortId` out of its terms' frequencies; false when `terms` were not its terms. */
+  /** Counts the base document `shortId` out of its terms' frequencies and forgets it; false when `terms` were not its terms. */
   #removeFromBase(shortId: number, terms: ReadonlySet<string>): boolean {
     const base = this.#base!;
     const found = [...terms].map((term) => base.find(term));
@@ -155,6 +139,7 @@ export class LayeredPostings implements TermSource {
     };
     if (exact) found.forEach(drop);
     else for (let t = 0; t < base.termCount; t++) if (base.listAt(t).has(shortId)) drop(t);
+    this.docs.forget(shortId);
     return exact;
   }
 
@@ -174,23 +159,19 @@ export class LayeredPostings implements TermSource {
 
   /** Both layers merged into a new base (the same one when nothing changed since), which it returns. */
   fold(): FrozenPostings {
-    const added = internals(this.#added);
-    if (this.#base !== null && added._nextId === this.#base.state.nextId && this.#gone === null) return this.#base;
+    if (this.#base !== null && this.#added.nextId === this.#base.state.nextId && this.#gone === null) return this.#base;
+    return this.#merge();
+  }
+
+  #merge(): FrozenPostings {
     const { state, checked } = mergeState(this.#base, this.#added, this.docs, this.#count, this.#average);
-    this.#base = FrozenPostings.of(state, checked)!;
-    this.#added = addedAfter(this.#options, state.nextId);
+    this.#base = FrozenPostings.of(state, checked);
+    this.#added = new AddedPostings(state.nextId);
     this.#baseIds = null;
     this.#gone = null;
     this.#goneTerms = 0;
     return this.#base;
   }
-}
-
-/** An empty minisearch index that hands out short ids from `nextId` on, after a base's. */
-function addedAfter(options: Options<Doc>, nextId: number): MiniSearch<Doc> {
-  const search = new MiniSearch(options);
-  internals(search)._nextId = nextId;
-  return search;
 }
 
 /** Memory number → short id of a flat state's documents (`[shortId, no, length]` each). */

@@ -1,10 +1,10 @@
 /**
- * A lexical index's saved base and minisearch's maps of the documents added since, merged into
- * one flat state: what a save writes and what the index then reads in place as its new base.
+ * A lexical index's saved base and the lists of the documents added since, merged into one flat
+ * state: what a save writes and what the index then reads in place as its new base.
  */
-import type MiniSearch from 'minisearch';
+import type { AddedPostings } from './added-postings.js';
 import type { FrozenPostings } from './frozen-postings.js';
-import { FIELD, internals, type CheckedState, type FlatState } from './minisearch-state.js';
+import type { CheckedState, FlatState } from './minisearch-state.js';
 import type { DocTable } from './term-scores.js';
 
 /**
@@ -13,26 +13,22 @@ import type { DocTable } from './term-scores.js';
  * ids as they were (a document keeps its short id for its life, so `docs` stays right).
  * `documentCount` and `averageFieldLength` are the index's own.
  */
-export function mergeState(base: FrozenPostings | null, added: MiniSearch<{ no: number; text: string }>, docs: DocTable, documentCount: number, averageFieldLength: number): { state: FlatState; checked: CheckedState } {
-  const m = internals(added);
-  const upper: Array<[string, Map<number, number>]> = [];
-  for (const [term, fields] of m._index) {
-    const freqs = fields.get(FIELD);
-    if (freqs !== undefined && freqs.size > 0) upper.push([term, freqs]);
-  }
-  upper.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+export function mergeState(base: FrozenPostings | null, added: AddedPostings, docs: DocTable, documentCount: number, averageFieldLength: number): { state: FlatState; checked: CheckedState } {
+  const upper = [...added.lists()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
   const lowerOrder = base === null ? [] : base.termOrder();
   const lowerTerms = base === null ? [] : base.state.terms;
   let room = base === null ? 0 : base.state.postings.length;
-  for (const [, freqs] of upper) room += 1 + 2 * freqs.size;
+  for (const [, pairs] of upper) room += 1 + pairs.length;
   const postings = new Uint32Array(room);
   const terms: string[] = [];
   const offsets: number[] = [];
   let at = 0;
-  const keep = (tf: number, shortId: number): void => {
-    if (!docs.holds(shortId)) return;
-    postings[at++] = shortId;
-    postings[at++] = tf;
+  const keep = (data: ArrayLike<number>, from: number, end: number): void => {
+    for (let p = from; p < end; p += 2) {
+      if (!docs.holds(data[p]!)) continue;
+      postings[at++] = data[p]!;
+      postings[at++] = data[p + 1]!;
+    }
   };
   for (let i = 0, j = 0; i < lowerOrder.length || j < upper.length; ) {
     const lowerTerm = i < lowerOrder.length ? lowerTerms[lowerOrder[i]!]! : null;
@@ -41,9 +37,12 @@ export function mergeState(base: FrozenPostings | null, added: MiniSearch<{ no: 
     const start = at++;
     if (lowerTerm === term) {
       const { data, start: from, size } = base!.listAt(lowerOrder[i++]!);
-      for (let p = from, end = from + 2 * size; p < end; p += 2) keep(data[p + 1]!, data[p]!);
+      keep(data, from, from + 2 * size);
     }
-    if (upperTerm === term) upper[j++]![1].forEach(keep);
+    if (upperTerm === term) {
+      const pairs = upper[j++]![1];
+      keep(pairs, 0, pairs.length);
+    }
     const count = (at - start - 1) / 2;
     if (count === 0) {
       at = start;
@@ -64,10 +63,10 @@ export function mergeState(base: FrozenPostings | null, added: MiniSearch<{ no: 
   };
   const baseDocs = base === null ? [] : base.state.docs;
   for (let i = 0; i < baseDocs.length; i += 3) if (docs.holds(baseDocs[i]!)) put(baseDocs[i]!, baseDocs[i + 1]!, baseDocs[i + 2]!);
-  for (const [shortId, no] of m._documentIds) put(shortId, no, m._fieldLength.get(shortId)![FIELD]!);
+  for (const [no, shortId] of added.documents()) put(shortId, no, docs.lengthOf(shortId));
   if (d !== out.length) throw new Error(`the lexical index holds ${d / 3} documents, its count says ${documentCount}`);
   return {
-    state: { documentCount, nextId: m._nextId, averageFieldLength, docs: out, terms, postings: postings.slice(0, at) },
+    state: { documentCount, nextId: added.nextId, averageFieldLength, docs: out, terms, postings: postings.slice(0, at) },
     checked: { offsets: Float64Array.from(offsets), termsSorted: true, sorted: true },
   };
 }

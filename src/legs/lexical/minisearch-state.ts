@@ -1,29 +1,22 @@
 /**
- * minisearch's index (7.2.0, pinned in package.json) in flat arrays, and what the lexical index
- * does to minisearch's internal maps. Its own `toJSON`/`loadJS` form nests every posting list as
- * an object keyed by stringified document numbers, which `loadJS` turns back into maps one
- * `parseInt` at a time: most of a store's cold open. Flat number arrays parse several times
- * faster and are read in place (`frozen-postings.ts`). test/bm25-index.test.ts checks a round
- * trip answers exactly as the original, so an upgrade that changes these internals fails there.
+ * The lexical index's state in flat arrays: one text field with minisearch's BM25 statistics
+ * (7.2.0, pinned in package.json), which the index's scores reproduce to the bit. minisearch's own
+ * `toJSON`/`loadJS` form, which version 1 saves hold, nests every posting list as an object keyed
+ * by stringified document numbers, which `loadJS` turns back into maps one `parseInt` at a time:
+ * most of a store's cold open then. Flat number arrays parse several times faster and are read in
+ * place (`frozen-postings.ts`); a version 1 save is read through minisearch once and flattened.
  */
-import MiniSearch, { type Options } from 'minisearch';
+import type MiniSearch from 'minisearch';
 import { NumberPositions } from '../../util/number-positions.js';
 
-/** The parts of minisearch's state an index is made of (private fields in its typings). */
-export interface Internals {
-  _index: {
-    get(term: string): Map<number, Map<number, number>> | undefined;
-    set(term: string, data: Map<number, Map<number, number>>): void;
-    delete(term: string): void;
-    [Symbol.iterator](): Iterator<[string, Map<number, Map<number, number>>]>;
-  };
+/** The parts of minisearch's state a version 1 save is flattened from (private fields in its typings). */
+interface Internals {
+  _index: Iterable<[string, Map<number, Map<number, number>>]>;
   _documentCount: number;
   _nextId: number;
   _documentIds: Map<number, number>;
-  _idToShortId: Map<number, number>;
   _fieldLength: Map<number, number[]>;
   _avgFieldLength: number[];
-  _dirtCount: number;
 }
 
 /** One text field: per document its short id, memory number and length; per term its postings. */
@@ -31,7 +24,7 @@ export interface FlatState {
   documentCount: number;
   nextId: number;
   averageFieldLength: number;
-  /** `[shortId, no, fieldLength]` per document, in minisearch's order. */
+  /** `[shortId, no, fieldLength]` per document, in increasing short id order as this build saves them. */
   docs: ArrayLike<number>;
   /**
    * Each document's text, in `docs` order: only in what version 3 (and the JSON versions) saved,
@@ -44,13 +37,9 @@ export interface FlatState {
   postings: ArrayLike<number>;
 }
 
-/** The one field, `text`. */
-export const FIELD = 0;
+/** minisearch's id of the one field, `text`. */
+const FIELD = 0;
 
-/** minisearch's private state, which these functions read and write. */
-export function internals(search: MiniSearch<{ no: number; text: string }>): Internals {
-  return search as unknown as Internals;
-}
 
 /** What `checkFlatState` found while checking a state. */
 export interface CheckedState {
@@ -124,63 +113,26 @@ export function checkFlatState(state: FlatState): CheckedState {
   return { offsets, termsSorted, sorted };
 }
 
-/**
- * A minisearch index from `state`, checked by `checkFlatState` (which runs here unless its result
- * is given); throws as that does. Only for a state whose postings are out of short id order,
- * which the saved base cannot read by halving.
- */
-export function fromFlatState(state: FlatState, options: Options<{ no: number; text: string }>, checked: CheckedState = checkFlatState(state)): MiniSearch<{ no: number; text: string }> {
-  const { docs, terms, postings } = state;
-  const { offsets } = checked;
-  const search = new MiniSearch(options);
-  const m = internals(search);
-  m._documentCount = state.documentCount;
-  m._nextId = state.nextId;
-  m._avgFieldLength = [state.averageFieldLength];
-  m._dirtCount = 0;
-  for (let doc = 0; doc < docs.length; doc += 3) {
-    m._documentIds.set(docs[doc]!, docs[doc + 1]!);
-    m._idToShortId.set(docs[doc + 1]!, docs[doc]!);
-    m._fieldLength.set(docs[doc]!, [docs[doc + 2]!]);
-  }
-  terms.forEach((term, t) => {
-    const offset = offsets[t]!;
-    const freqs = new Map<number, number>();
-    for (let at = offset + 1, end = at + 2 * postings[offset]!; at < end; at += 2) freqs.set(postings[at]!, postings[at + 1]!);
-    m._index.set(term, new Map([[FIELD, freqs]]));
-  });
-  return search;
-}
-
 function isIndex(value: unknown, max: number): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= max;
 }
 
 /**
- * Whether `no` was indexed with exactly `terms` (its text's distinct terms): minisearch's `remove`
- * must be handed the very text it indexed, and leaves that text's postings behind otherwise.
+ * The flat state of a minisearch index (a version 1 save, minisearch's own JSON, after `loadJS`):
+ * its postings as it holds them, which `checkFlatState` then checks as any save's.
  */
-export function indexedWith(search: MiniSearch<{ no: number; text: string }>, no: number, terms: ReadonlySet<string>): boolean {
-  const m = internals(search);
-  const shortId = m._idToShortId.get(no);
-  if (shortId === undefined || m._fieldLength.get(shortId)?.[FIELD] !== terms.size) return false;
-  for (const term of terms) if (!m._index.get(term)?.get(FIELD)?.has(shortId)) return false;
-  return true;
-}
-
-/**
- * Removes `no` without its text: minisearch's `discard`, then its postings swept from every term
- * at once, as minisearch's vacuum would do later in batches (a lookup per term, not a pass over
- * every posting).
- */
-export function removeWithoutText(search: MiniSearch<{ no: number; text: string }>, no: number): void {
-  const m = internals(search);
-  const shortId = m._idToShortId.get(no);
-  if (shortId === undefined) return;
-  search.discard(no);
+export function flatOf(search: MiniSearch<{ no: number; text: string }>): FlatState {
+  const m = search as unknown as Internals;
+  const docs: number[] = [];
+  for (const [shortId, no] of m._documentIds) docs.push(shortId, no, m._fieldLength.get(shortId)?.[FIELD] ?? 0);
+  const terms: string[] = [];
+  const postings: number[] = [];
   for (const [term, fields] of m._index) {
     const freqs = fields.get(FIELD);
-    if (freqs?.delete(shortId) && freqs.size === 0) m._index.delete(term);
+    if (freqs === undefined || freqs.size === 0) continue;
+    terms.push(term);
+    postings.push(freqs.size);
+    freqs.forEach((tf, shortId) => postings.push(shortId, tf));
   }
-  m._dirtCount = 0;
+  return { documentCount: m._documentCount, nextId: m._nextId, averageFieldLength: m._avgFieldLength[FIELD] ?? 0, docs, terms, postings };
 }

@@ -1,19 +1,15 @@
 /**
- * BM25+ scores of exact terms, read straight from the postings (minisearch's index, 7.2.0, pinned
- * in package.json, a saved base's flat arrays, or both: `layered-postings.ts`) and the
- * `DocTable` beside them. The arithmetic is minisearch's own, operation for operation, so every
- * score is the one its `search` returns for that single term; what is skipped is the result
- * object `search` builds per matching document (id lookup, stored-field copy, match map) and the
- * sort of them all, which were half of the lexical leg's time and most of the graph leg's at 100k
- * memories. test/lexical-term-scores.test.ts compares every score with minisearch's own `search`,
- * so an upgrade that changes these internals fails there rather than in a ranking.
+ * BM25+ scores of exact terms, read straight from the postings (a saved base's flat arrays, the
+ * lists of what was added since, or both: `layered-postings.ts`) and the `DocTable` beside them.
+ * The arithmetic is minisearch's own (7.2.0, pinned in package.json), operation for operation, so
+ * every score is the one its `search` returns for that single term over the same documents; what
+ * is skipped is the result object `search` builds per matching document (id lookup, stored-field
+ * copy, match map) and the sort of them all, which were half of the lexical leg's time and most
+ * of the graph leg's at 100k memories. test/lexical-term-scores.test.ts compares every score with
+ * minisearch's own `search`, so a difference fails there rather than in a ranking.
  */
-import type MiniSearch from 'minisearch';
 import type { Accept } from '../types.js';
 import { heapPush } from '../../util/top-heap.js';
-import { FIELD, internals } from './minisearch-state.js';
-
-type Mini = MiniSearch<{ no: number; text: string }>;
 
 export interface Bm25Params {
   k: number;
@@ -34,13 +30,13 @@ export interface FlatList {
 }
 
 /**
- * One term's postings in a saved base, whose short ids are below `from`, and in minisearch's map
- * of the documents added since, whose short ids are `from` and up.
+ * One term's postings in a saved base, whose short ids are below `from`, and in the lists of the
+ * documents added since, whose short ids are `from` and up.
  */
 export class SplitList {
   constructor(
     readonly lower: FlatList,
-    readonly upper: Map<number, number>,
+    readonly upper: FlatList,
     readonly from: number,
   ) {}
 
@@ -49,7 +45,7 @@ export class SplitList {
   }
 
   get df(): number {
-    return this.lower.df + this.upper.size;
+    return this.lower.df + this.upper.df;
   }
 
   has(shortId: number): boolean {
@@ -57,38 +53,32 @@ export class SplitList {
   }
 
   tfOf(shortId: number): number {
-    return shortId < this.from ? this.lower.tfOf(shortId) : (this.upper.get(shortId) ?? 0);
+    return shortId < this.from ? this.lower.tfOf(shortId) : this.upper.tfOf(shortId);
   }
 }
 
 /** One term's postings, short id → term frequency in increasing short id order. */
-export type Postings = Map<number, number> | FlatList | SplitList;
-
-/** How many documents held now hold the term. */
-function dfOf(list: Postings): number {
-  return list instanceof Map ? list.size : list.df;
-}
+export type Postings = FlatList | SplitList;
 
 /** Calls `visit` for every posting of `list`, in increasing short id order. */
 function eachPosting(list: Postings, visit: (docId: number, termFreq: number) => void): void {
-  // forEach, not for…of: the iterator made a [key, value] array per posting.
-  if (list instanceof Map) return list.forEach((termFreq, docId) => visit(docId, termFreq));
-  const { data, start, size } = list instanceof SplitList ? list.lower : list;
+  if (list instanceof SplitList) {
+    eachPosting(list.lower, visit);
+    eachPosting(list.upper, visit);
+    return;
+  }
+  const { data, start, size } = list;
   for (let i = start, end = start + 2 * size; i < end; i += 2) visit(data[i]!, data[i + 1]!);
-  if (list instanceof SplitList) list.upper.forEach((termFreq, docId) => visit(docId, termFreq));
 }
 
-/** Where the scores read one text field's statistics and postings from. */
+/**
+ * Where the scores read one text field's statistics and postings from. A list may name documents
+ * removed since it was written (a saved base's do): its `df` leaves them out, and the walk skips
+ * the short ids the `DocTable` no longer holds.
+ */
 export interface TermSource {
   readonly documentCount: number;
   readonly averageLength: number;
-  /**
-   * Documents removed whose postings remain (minisearch's `discard`): scoring meets them while
-   * walking a list and lowers that term's document frequency from there on, which only a full
-   * walk of every list reproduces. Documents removed from a saved base are not lingering: their
-   * postings stay, but every list's `df` already leaves them out, so a walk skips them.
-   */
-  readonly lingering: number;
   postings(term: string): Postings | undefined;
 }
 
@@ -103,25 +93,17 @@ const SUM = 2;
 const COUNT = 3;
 
 /**
- * minisearch's per-document maps (short id → memory number, short id → field length) as one
- * array by short id, kept in step by the index that owns the minisearch instance, with the
- * running sums of `sum` beside them, so what a posting reads and writes sits in one 32-byte slot
- * and one array grows. (Against four separate arrays it measured the same at 1M memories, within
- * noise; the lists not walked at all are what `top` gains.) minisearch hands out short ids in
- * sequence and never reuses one, so the array is as long as the documents ever added.
+ * Per short id, the memory number and field length, as one array, kept in step by the index that
+ * hands the short ids out, with the running sums of `sum` beside them, so what a posting reads
+ * and writes sits in one 32-byte slot and one array grows. (Against four separate arrays it
+ * measured the same at 1M memories, within noise; the lists not walked at all are what `top`
+ * gains.) Short ids are handed out in sequence and never reused, so the array is as long as the
+ * documents ever added.
  */
 export class DocTable {
   /** `SLOT` numbers per short id; the sum and count are zero between calls of `sum`. */
   #slots = new Float64Array(0);
   #touched = new Int32Array(0);
-
-  /** The table of every document `index` holds now. */
-  static of(index: Mini): DocTable {
-    const table = new DocTable();
-    const mini = internals(index);
-    for (const [shortId, id] of mini._documentIds) table.#put(shortId, id, mini._fieldLength.get(shortId)![FIELD]!);
-    return table;
-  }
 
   /**
    * The table of the documents of a flat state (`[shortId, no, fieldLength]` each, short ids below
@@ -139,19 +121,6 @@ export class DocTable {
     return table;
   }
 
-  /** Records the document minisearch just added under `id`. */
-  added(index: Mini, id: number): void {
-    const mini = internals(index);
-    const shortId = mini._idToShortId.get(id)!;
-    this.#put(shortId, id, mini._fieldLength.get(shortId)![FIELD]!);
-  }
-
-  /** Forgets the document minisearch is about to remove under `id` (call before removing it). */
-  removing(index: Mini, id: number): void {
-    const shortId = internals(index)._idToShortId.get(id);
-    if (shortId !== undefined) this.forget(shortId);
-  }
-
   /** Forgets the document under `shortId`, whose postings may stay behind (a saved base's do). */
   forget(shortId: number): void {
     if (shortId < this.#touched.length) this.#slots[SLOT * shortId + NO] = NONE;
@@ -167,10 +136,11 @@ export class DocTable {
     return this.#slots[SLOT * shortId + LENGTH]!;
   }
 
-  #put(shortId: number, id: number, length: number): void {
+  /** Records the document `no` of `length` distinct terms under `shortId`. */
+  put(shortId: number, no: number, length: number): void {
     const capacity = this.#touched.length;
     if (shortId >= capacity) this.#grow(Math.max(shortId + 1, 2 * capacity, 1024));
-    this.#slots[SLOT * shortId + NO] = id;
+    this.#slots[SLOT * shortId + NO] = no;
     this.#slots[SLOT * shortId + LENGTH] = length;
   }
 
@@ -215,7 +185,7 @@ export class DocTable {
     };
     if (keep === 0) return use(0, scores, nos, shortIdOf, holds);
     const walked = lists.filter((list) => list !== undefined).length;
-    if (walked < 2 || source.lingering > 0 || !this.#pruned(source, terms, lists, boostOf, bm25, () => (size === keep ? scores[0]! : -Infinity), offer)) {
+    if (walked < 2 || !this.#pruned(source, terms, lists, boostOf, bm25, () => (size === keep ? scores[0]! : -Infinity), offer)) {
       size = 0;
       shortIds.clear();
       this.sum(source, terms, boostOf, bm25, (matched, count, scoreOf) => {
@@ -231,7 +201,7 @@ export class DocTable {
     const total = source.documentCount;
     const avgFieldLength = source.averageLength;
     const boosts = terms.map(boostOf);
-    const idfs = lists.map((list) => (list === undefined ? 0 : invDocFreqOf(total, dfOf(list))));
+    const idfs = lists.map((list) => (list === undefined ? 0 : invDocFreqOf(total, list.df)));
     // A term adds at most idf · (d + k1 + 1) · boost: its frequency part tends to k1 + 1 from below. The
     // margin covers rounding, so a bound is never below a score it stands for.
     const bound = (t: number) => idfs[t]! * (d + k1 + 1) * boosts[t]! * (1 + 1e-9);
@@ -259,7 +229,7 @@ export class DocTable {
         eachPosting(lists[walking]!, (docId, termFreq) => {
           const at = SLOT * docId;
           const no = docId < held ? slots[at + NO]! : NONE;
-          // Removed from a saved base (`top` walks in full when any are lingering instead).
+          // Removed from a saved base.
           if (no === NONE || slots[at + COUNT] !== 0) return;
           const fieldLength = slots[at + LENGTH]!;
           let sum = 0;
@@ -323,21 +293,12 @@ export class DocTable {
     const slots = this.#slots;
     const held = this.#touched.length;
     const touched = this.#touched;
-    let matching = dfOf(freqs);
-    // minisearch takes the log for every posting; it changes only when `matching` does.
-    let invDocFreq = invDocFreqOf(total, matching);
+    // minisearch takes the log for every posting; it is the same for the whole list.
+    const invDocFreq = invDocFreqOf(total, freqs.df);
     const score = (docId: number, termFreq: number): void => {
       const at = SLOT * docId;
-      const id = docId < held ? slots[at + NO]! : NONE;
-      if (id === NONE) {
-        // A discarded document still in the postings: minisearch skips it and stops counting it.
-        // One removed from a saved base is skipped alone: `matching` never counted it.
-        if (source.lingering > 0) {
-          matching -= 1;
-          invDocFreq = invDocFreqOf(total, matching);
-        }
-        return;
-      }
+      // Removed from a saved base: its postings stay until a fold, and `df` never counted it.
+      if (docId >= held || slots[at + NO] === NONE) return;
       const raw = termScore(invDocFreq, termFreq, slots[at + LENGTH]!, avgFieldLength, k, b, d);
       const c = slots[at + COUNT]!;
       if (c === 0) touched[n++] = docId;
@@ -366,6 +327,5 @@ function termScore(invDocFreq: number, termFreq: number, fieldLength: number, av
 }
 
 function tfIn(list: Postings | undefined, docId: number): number {
-  if (list === undefined) return 0;
-  return list instanceof Map ? (list.get(docId) ?? 0) : list.tfOf(docId);
+  return list === undefined ? 0 : list.tfOf(docId);
 }
