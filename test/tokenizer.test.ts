@@ -186,6 +186,21 @@ describe('tokenize', () => {
       );
     });
 
+    it('reads ASCII text by character codes to the very terms the pattern loop gives any other text', () => {
+      // One CJK character after a space sends the same text down the pattern loop (NFKC leaves
+      // ASCII as it is) and adds its own term, alone, at the end.
+      const word = fc.tuple(fc.constantFrom('', 'A', 'Q'), fc.oneof(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 250, max: 260 }))).map(([cap, n]) => cap + 'abcdefghij'.repeat(26).slice(0, n));
+      const ascii = fc.string({ unit: fc.constantFrom(...'aAzZmQ09-_.:/\\@#+~?&=%$\'"!(), \n\t'.split('')), maxLength: 60 });
+      const text = fc.array(fc.oneof(word, ascii, fc.constantFrom('the', 'The', 'running', 'ADR-007', 'C++', 'v1.2.3', 'getHTTPResponse', "Caroline's")), { maxLength: 12 }).map((parts) => parts.join(' '));
+      fc.assert(
+        fc.property(text, (t) => {
+          expect(tokenize(t)).toEqual(tokenize(`${t} 中`).slice(0, -1));
+          expect(tokenize(`${t} 中`).at(-1)).toBe('中');
+        }),
+        { seed: SEED, numRuns: 3000 },
+      );
+    });
+
     it('keeps every whole letters-dash-digits identifier as a token', () => {
       const identifier = fc.stringMatching(/^[A-Za-z]{1,8}-\d{1,6}$/);
       const wrap = fc.constantFrom(['', ''], ['(', ')'], ['"', '".'], ['', ','], ['', '?'], ['', "'s"]);
