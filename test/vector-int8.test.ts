@@ -223,5 +223,10 @@ describe('the int8 kernel', () => {
       });
       expect(meta[9 * META + 1]).toBe(Infinity);
     }
+    // Every code in [−127, 127], the largest component of each vector at either end.
+    expect(codes.every((c) => c >= -127)).toBe(true);
+    const edge = new Int8Array(stride);
+    quantizeVector(Float32Array.from({ length: dim }, (_, i) => (i === 5 ? -0.75 : i === 7 ? 0.75 : Math.sin(i) / 2)), edge, 0, stride, new Float64Array(META), 0);
+    expect([edge[5], edge[7]]).toEqual([-127, 127]);
   });
 });
