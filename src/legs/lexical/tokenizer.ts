@@ -108,11 +108,12 @@ function addChunk(raw: string, out: string[]): void {
 }
 
 /** Per ASCII code: 0 separates chunks, else it is in `CHUNK`: 1 a lowercase letter, 2 an uppercase one, 3 any other. */
-const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, code) => {
-  const c = String.fromCharCode(code);
-  if (!new RegExp(`^[${CHUNK_CHARS}]$`, 'u').test(c)) return 0;
-  return c >= 'a' && c <= 'z' ? 1 : c >= 'A' && c <= 'Z' ? 2 : 3;
-});
+const ASCII_CLASS = ((inChunk: RegExp) =>
+  Uint8Array.from({ length: 128 }, (_, code) => {
+    const c = String.fromCharCode(code);
+    if (!inChunk.test(c)) return 0;
+    return c >= 'a' && c <= 'z' ? 1 : c >= 'A' && c <= 'Z' ? 2 : 3;
+  }))(new RegExp(`^[${CHUNK_CHARS}]$`, 'u'));
 
 /**
  * `tokenize`'s chunk loop for ASCII text, by character codes: the same chunks as `CHUNK`, and a
