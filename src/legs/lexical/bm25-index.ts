@@ -1,10 +1,11 @@
 /**
  * The lexical leg: BM25 over memory text, with the identifier-aware tokenizer.
  *
- * Scoring is minisearch's BM25+ (`k1`, `b`, `d`), to the bit, summed over matching query terms and multiplied
- * by the number of distinct query terms matched, so covering more of the query wins. Exact terms
- * only: fuzzy and prefix matching are off because a near-miss identifier (`ADR-070` for `ADR-007`,
- * `#4812` for `#4821`) is a wrong answer, not a close one; the vector leg covers paraphrase.
+ * Scoring is minisearch's BM25+ (`k1`, `b`, `d`), to the bit, summed over matching query terms
+ * and multiplied by the number of distinct query terms matched, so covering more of the query
+ * wins. Exact terms only: fuzzy and prefix matching are off because a near-miss identifier
+ * (`ADR-070` for `ADR-007`, `#4812` for `#4821`) is a wrong answer, not a close one; the vector
+ * leg covers paraphrase.
  *
  * The index keeps no text: SQLite does. Removal is exact all the same, because the caller hands
  * `remove` the text the memory was indexed with (the store reads it before deleting the row). A
