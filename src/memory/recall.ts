@@ -8,7 +8,7 @@ import type { Repository } from '../storage/repository.js';
 import { rerank, rerankPool } from './rerank.js';
 import { LABEL_CHARS, mayNameSomeone, namedIn, speakerOf } from './speakers.js';
 import { FARTHEST_DEPTH, readRelationQuestion, relationAnswers, type RelationQuestion } from './relation-question.js';
-import type { Hit, HitLegs, LegName } from '../types.js';
+import type { Hit, HitLegs, LegName, Metadata } from '../types.js';
 import type { Catalog } from './catalog.js';
 import { matchesFilter, type ResolvedRecall } from './recall-options.js';
 
@@ -391,7 +391,7 @@ export function materialize(parts: FusionParts, o: ResolvedRecall, lists: LegLis
       score: f.score,
       kind: entry.kind,
       domain: entry.domain,
-      metadata: entry.metadata,
+      metadata: ownCopy(entry.metadata),
       createdAt: entry.createdAt,
       validFrom: entry.validFrom,
       validTo: entry.validTo,
@@ -426,4 +426,13 @@ function explanations(parts: FusionParts, lists: LegLists, ranks: Partial<Record
   });
   for (const [no, name] of lists.speakers ?? []) if (wanted.has(no)) at(no).speaker = name;
   return out;
+}
+
+/**
+ * The hit's own metadata: the catalog's object is what metadata filters read, and a caller that
+ * changed the one it was handed changed what the store's filters saw, though SQLite kept the old.
+ * Metadata is JSON by construction (`checkMetadata`); most is empty and needs no copy's work.
+ */
+function ownCopy(metadata: Metadata): Metadata {
+  return Object.keys(metadata).length === 0 ? {} : (JSON.parse(JSON.stringify(metadata)) as Metadata);
 }

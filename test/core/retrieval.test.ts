@@ -144,6 +144,21 @@ for (const [name, makeEmbedder, skip] of EMBEDDERS) describe.skipIf(skip)(`with 
       expect(ids(await mem.recall('billing retries', { filter: { domain: ['billing'], kind: ['note', 'decision'] } })).sort()).toEqual(['a', 'b']);
     });
 
+    it('hands each hit its own metadata: changing it changes neither the store nor what its filters see', async () => {
+      mem = await openMemory();
+      await mem.store({ id: 'a', text: 'billing retries use exponential backoff', metadata: { team: 'core', owners: ['ana'] } });
+      await mem.store({ id: 'b', text: 'billing webhooks are signed' });
+      for (const hit of await mem.recall('billing', { k: 2 })) {
+        hit.metadata['team'] = 'changed';
+        (hit.metadata['owners'] as string[] | undefined)?.push('eve');
+      }
+      expect(ids(await mem.recall('billing', { filter: { metadata: { team: 'changed' } } }))).toEqual([]);
+      expect(ids(await mem.recall('billing', { filter: { metadata: { team: 'core' } } }))).toEqual(['a']);
+      const again = await mem.recall('billing', { k: 2 });
+      expect(again.map((h) => h.metadata)).toEqual(expect.arrayContaining([{ team: 'core', owners: ['ana'] }, {}]));
+      expect((await mem.get('a'))!.metadata).toEqual({ team: 'core', owners: ['ana'] });
+    });
+
     it('computes weighted RRF scores from the explained ranks', async () => {
       mem = await openMemory();
       await mem.storeMany([{ text: 'alpha beta gamma' }, { text: 'alpha delta' }, { text: 'epsilon alpha beta' }]);
