@@ -9,6 +9,7 @@ import { VectorDigest } from '../src/legs/vector/ann-format.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
 import type { VectorReader } from '../src/legs/types.js';
+import type { PartedBytes } from '../src/util/parted-bytes.js';
 import { HybridMemory } from '../src/index.js';
 import { clusteredVectors } from './support/clustered-vectors.js';
 import { rng } from './support/random.js';
@@ -282,6 +283,23 @@ describe('AdaptiveVectorIndex adopting saved codes', () => {
     reopened.dispose();
   });
 
+  it('takes codes with digest entries cut into pieces anywhere, each copied to its place', async () => {
+    const { all, vectors, read, bytes, codes } = await saved(300);
+    const exact = new FlatVectorIndex(dim, kernel);
+    for (const [no, v] of vectors) exact.add(no, v);
+    for (const size of [1, 13, 4_096]) {
+      const index = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200, saveDelayMs: 0 }, { store: bytes, read });
+      expect(index.adoptQuantized(inPieces(codes, size).bytes)).toBe(true);
+      // Saved again, the codes, bounds, numbers and digest entries come out as they went in.
+      expect(index.saveQuantized()).toEqual(codes);
+      for (const q of all.slice(300, 303)) expect(index.search(q, 10)).toEqual(exact.search(q, 10));
+      await index.whenIndexed();
+      // The saved graph is accepted only against the digest the entries make.
+      expect(index.status()).toMatchObject({ state: 'ready', source: 'bytes', indexed: 300 });
+      index.dispose();
+    }
+  });
+
   it('declines without the store to read from, once it holds vectors, or when the bytes carry no digest, and refuses bytes that do not read', async () => {
     const { read, bytes, codes } = await saved(250);
     const fresh = (threshold: number, withRead = true) => new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold }, { store: bytes, ...(withRead ? { read } : {}) });
@@ -307,6 +325,73 @@ function savedExact(dim: number, count: number, seed: number) {
   });
   return { all, vectors, read, asked, source, codes: source.saveQuantized()! };
 }
+
+/**
+ * `bytes` as a value read in pieces of `size` bytes, each handed over in one scratch buffer that
+ * is overwritten once the visit returns (as a view of SQLite's memory would be); `cut`: the last
+ * piece never comes. `visited` counts the pieces handed over.
+ */
+function inPieces(bytes: Uint8Array, size: number, cut = false): { bytes: PartedBytes; visited: () => number } {
+  const scratch = new Uint8Array(size);
+  let visited = 0;
+  return {
+    visited: () => visited,
+    bytes: {
+      length: bytes.length,
+      read(visit) {
+        for (let at = 0; at < bytes.length; at += size) {
+          if (cut && at + size >= bytes.length) return false;
+          const piece = bytes.subarray(at, at + size);
+          scratch.set(piece);
+          visited++;
+          const went = visit(scratch.subarray(0, piece.length), at);
+          scratch.fill(0x5a);
+          if (went === false) return false;
+        }
+        return true;
+      },
+    },
+  };
+}
+
+describe('AdaptiveVectorIndex adopting saved codes read in pieces', () => {
+  it.each([1, 7, 16, 1_000, 1 << 20])('answers as from the whole bytes, with pieces of %i bytes', (size) => {
+    const dim = 96;
+    const { all, read, source, codes } = savedExact(dim, 250, 91);
+    const flat = new FlatVectorIndex(dim, kernel);
+    const index = new AdaptiveVectorIndex(flat, { threshold: Infinity }, { read });
+    expect(index.adoptQuantized(inPieces(codes, size).bytes)).toBe(true);
+    expect(flat.released).toBe(true);
+    expect(index.saveQuantized()).toEqual(codes);
+    for (const q of all.slice(250, 256)) expect(index.search(q, 10)).toEqual(source.search(q, 10));
+  });
+
+  it('refuses a value whose last piece never comes, and is left empty, taking vectors as usual', () => {
+    const dim = 96;
+    const { all, read, vectors, codes } = savedExact(dim, 250, 92);
+    const flat = new FlatVectorIndex(dim, kernel);
+    const index = new AdaptiveVectorIndex(flat, { threshold: Infinity }, { read });
+    expect(() => index.adoptQuantized(inPieces(codes, 1_000, true).bytes)).toThrow(/CORRUPT|missing a part/);
+    expect(index.size).toBe(0);
+    expect(flat.released).toBe(false);
+    for (const [no, v] of vectors) index.add(no, v);
+    expect(index.search(all[3]!, 1)[0]!.no).toBe(3);
+  });
+
+  it('refuses pieces that end inside the header or disagree with it, and declines codes without digest entries before reading past the header', () => {
+    const dim = 96;
+    const { read, codes } = savedExact(dim, 40, 93);
+    const fresh = (threshold: number) => new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold }, { read });
+    expect(() => fresh(Infinity).adoptQuantized(inPieces(codes.subarray(0, 10), 4).bytes)).toThrow(/at least 16 bytes, received 10/);
+    expect(() => fresh(Infinity).adoptQuantized(inPieces(codes.subarray(0, codes.length - 8), 64).bytes)).toThrow(/need \d+ bytes/);
+    expect(() => fresh(Infinity).adoptQuantized({ length: 3 } as unknown as PartedBytes)).toThrow(/at least 16 bytes/);
+    const pieces = inPieces(codes, 8);
+    const hnswCapable = fresh(20);
+    expect(hnswCapable.adoptQuantized(pieces.bytes)).toBe(false);
+    expect(pieces.visited()).toBe(2);
+    expect(hnswCapable.size).toBe(0);
+  });
+});
 
 describe('AdaptiveVectorIndex adopting saved codes below its threshold', () => {
   it('answers from the codes until the f32 copies are read back after the open, then stops reading', async () => {

@@ -4,6 +4,7 @@
  * Legs are synchronous: their work is CPU-bound and must not interleave with writes.
  */
 import type { Logger } from '../logger.js';
+import type { PartedBytes } from '../util/parted-bytes.js';
 
 /** The retrieval legs, in the order their explanations are listed. */
 export const LEG_NAMES = ['vector', 'lexical', 'graph', 'time'] as const;
@@ -56,9 +57,10 @@ export interface VectorIndex {
   /**
    * Fills an empty index from `saveQuantized` bytes alone, when it would not keep f32 copies
    * anyway, so an open need not read the vectors: true if it did, false to have them read and
-   * added as usual. Throws `CORRUPT` on bytes that do not read.
+   * added as usual. The bytes may come in parts, each copied to its place as it is read. Throws
+   * `CORRUPT` on bytes that do not read.
    */
-  adoptQuantized?(bytes: Uint8Array): boolean;
+  adoptQuantized?(bytes: Uint8Array | PartedBytes): boolean;
   remove(no: number): boolean;
   has(no: number): boolean;
   /** Top `k` by inner product, best first; `accept` filters candidates before the cut. */

@@ -8,7 +8,8 @@ import { inSlices, now } from '../util/slices.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
 import { CATALOG, encodeCatalog } from './saved-catalog.js';
-import { ENTITIES, LEXICAL, loadSaved, QUANTIZED, save, saveBytes, savedBytes, storeStamp } from './saved-lexical.js';
+import { ENTITIES, LEXICAL, loadSaved, QUANTIZED, save, saveBytes, savedParts, storeStamp } from './saved-lexical.js';
+import { joinParts, type PartedBytes } from '../util/parted-bytes.js';
 import { readAll } from './read-store.js';
 import type { NeighbourAveraging } from './neighbour-averaging.js';
 import type { RecallParts } from './recall.js';
@@ -88,10 +89,10 @@ export class Indexes implements RecallParts {
     // Vectors first, while the heap is small: their blobs are external memory, and each ~64 MB
     // of it makes V8 mark the whole heap. Read after the lexical index and graph (~220 MB of heap
     // at 100k memories), that was five full collections of ~0.45 s each.
-    const quantized = stamp && savedBytes(this.repository, QUANTIZED, stamp);
+    const quantized = stamp && savedParts(this.repository, QUANTIZED, stamp);
     const adoption = quantized ? this.#adoptQuantized(quantized) : 'declined';
     // Codes that did not read are not offered again: the index quantizes as it would without them.
-    let offer = adoption === 'declined' ? quantized : null;
+    let offer = adoption === 'declined' && quantized ? joinParts(quantized) : null;
     if (adoption !== 'adopted') rows.vectors((nos, vectors) => {
       const index = this.ensureVectorIndex(vectors.length / nos.length);
       if (offer) offerQuantized(index, offer, logger);
@@ -142,7 +143,7 @@ export class Indexes implements RecallParts {
   }
 
   /** Hands the saved codes to a vector index that can answer from them without the vectors being read. */
-  #adoptQuantized(bytes: Uint8Array): 'adopted' | 'declined' | 'unreadable' {
+  #adoptQuantized(bytes: PartedBytes): 'adopted' | 'declined' | 'unreadable' {
     const dim = this.repository.getMeta('dim');
     if (dim === null) return 'declined';
     try {

@@ -10,7 +10,8 @@
  */
 import type { EntityLeg, LegFactory, LexicalIndex } from '../legs/types.js';
 import type { Logger } from '../logger.js';
-import { readParts, writeParts } from '../storage/blob-parts.js';
+import { partsOf, writeParts } from '../storage/blob-parts.js';
+import { joinParts, type PartedBytes } from '../util/parted-bytes.js';
 import type { Repository } from '../storage/repository.js';
 
 export interface Stamp {
@@ -74,5 +75,11 @@ export function saveBytes(repo: Repository, name: string, stamp: Stamp, bytes: U
 
 /** The bytes saved under `name` when every part's stamp is `stamp`; the index they are offered to checks them. */
 export function savedBytes(repo: Repository, name: string, stamp: Stamp): Uint8Array | null {
-  return readParts(repo.db, 'derived_index', name, { column: 'stamp', value: stamp.key });
+  const parts = savedParts(repo, name, stamp);
+  return parts && joinParts(parts);
+}
+
+/** `savedBytes` for a reader that copies each part to its place. */
+export function savedParts(repo: Repository, name: string, stamp: Stamp): PartedBytes | null {
+  return partsOf(repo.db, 'derived_index', name, { column: 'stamp', value: stamp.key });
 }

@@ -7,6 +7,7 @@
  * grew to 555 MiB, in 1 MiB parts to 180 MiB (the value itself is 160). Past 10⁹ bytes (HNSW
  * over 1M vectors) SQLite refuses to bind one at all.
  */
+import { joinParts, type PartedBytes } from '../util/parted-bytes.js';
 import { eachRow, type SqlDriver, type SqlValue } from './driver.js';
 
 export const PART_BYTES = 1 << 20;
@@ -39,28 +40,39 @@ export function writeParts(db: SqlDriver, table: PartTable, name: string, column
  * half-foreign table): the caller then rebuilds what the value held.
  */
 export function readParts(db: SqlDriver, table: PartTable, name: string, where?: { column: string; value: SqlValue }): Uint8Array | null {
+  const parted = partsOf(db, table, name, where);
+  return parted && joinParts(parted);
+}
+
+/**
+ * The value under `name` (as in `readParts`) for a reader that takes it part by part, each a view
+ * of the database's memory where the driver has `visitRows`: null when there is none; its `read`
+ * is false when the parts are not 0, 1, 2, … blobs adding up to its length.
+ */
+export function partsOf(db: SqlDriver, table: PartTable, name: string, where?: { column: string; value: SqlValue }): PartedBytes | null {
   const filter = where ? ` AND ${where.column} = ?` : '';
   const also: SqlValue[] = where ? [where.value] : [];
   const size = db.all<{ n: number; total: number | null }>(`SELECT count(*) AS n, sum(length(bytes)) AS total FROM ${table} WHERE ${PARTS_OF}${filter}`, [name, name, ...also])[0];
   const count = Number(size?.n ?? 0);
   if (count === 0) return null;
-  const out = new Uint8Array(Number(size!.total));
-  let at = 0;
-  let parts = 0;
-  // Copied straight into place: with `visitRows` each part is a view of SQLite's memory, never a
-  // value of its own.
-  const take = ([bytes]: readonly SqlValue[]) => {
-    if (!(bytes instanceof Uint8Array) || at + bytes.length > out.length) return;
-    out.set(bytes, at);
-    at += bytes.length;
-    parts++;
-  };
+  const length = Number(size!.total);
   // One lookup per part rather than one ordered query, which SQLite answers by sorting the rows
   // and so holding every part in its heap at once.
   const sql = `SELECT bytes FROM ${table} WHERE name = ?${filter}`;
-  for (let part = 0; part < count && parts === part; part++) {
-    const params = [part === 0 ? name : `${name}#${part}`, ...also];
-    eachRow(db, sql, params, take);
-  }
-  return parts === count && at === out.length ? out : null;
+  return {
+    length,
+    read(visit) {
+      let at = 0;
+      let parts = 0;
+      let stopped = false;
+      const take = ([bytes]: readonly SqlValue[]) => {
+        if (!(bytes instanceof Uint8Array) || at + bytes.length > length) return;
+        stopped = visit(bytes, at) === false;
+        at += bytes.length;
+        parts++;
+      };
+      for (let part = 0; part < count && parts === part && !stopped; part++) eachRow(db, sql, [part === 0 ? name : `${name}#${part}`, ...also], take);
+      return !stopped && parts === count && at === length;
+    },
+  };
 }

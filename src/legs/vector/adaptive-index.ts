@@ -5,11 +5,12 @@ import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
 import { planRepair, REBUILD_DELETED_RATIO, type Repair } from './ann-repair.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { checkPacked } from './packed.js';
-import { decodeQuantized } from './quantized-snapshot.js';
+import { readQuantized, type QuantizedRun } from './quantized-snapshot.js';
 import { HNSW_DEFAULTS, HnswVectorIndex, maxHnswVectors, type HnswParams } from './hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
 import { readBackLater } from './read-back.js';
 import { nextSlice, now, SLICE_MS } from '../../util/slices.js';
+import type { PartedBytes } from '../../util/parted-bytes.js';
 
 /**
  * When HNSW takes over (bench/ann/crossover.ts, all-MiniLM-L6-v2 vectors, Node 20, 2 cores; see
@@ -180,12 +181,15 @@ export class AdaptiveVectorIndex implements VectorIndex {
    * query, typically), since a released scan re-scores from the store at every query. Bytes
    * without digest entries are declined unless this index never builds a graph.
    */
-  adoptQuantized(bytes: Uint8Array): boolean {
-    if (this.#read === null || this.#flat.size !== 0 || this.#state !== 'off') return false;
-    const run = decodeQuantized('AdaptiveVectorIndex.adoptQuantized', bytes, this.dim);
-    if (this.#digest !== null && run.digests === null) return false;
+  adoptQuantized(bytes: Uint8Array | PartedBytes): boolean {
+    const read = this.#read;
+    if (read === null || this.#flat.size !== 0 || this.#state !== 'off') return false;
+    const method = 'AdaptiveVectorIndex.adoptQuantized';
+    let run: QuantizedRun | null;
     try {
-      this.#flat.adoptRun(run, this.#read);
+      run = readQuantized(method, bytes, this.dim, (count, withDigests) => (this.#digest !== null && !withDigests ? null : this.#flat.codesFor(count, read)));
+      if (run === null) return false;
+      this.#flat.adoptRun(run, read);
     } catch (error) {
       // Back to an empty index that keeps f32 copies, for the vectors to be read and added instead.
       this.#flat.clear();

@@ -205,23 +205,33 @@ export class FlatVectorIndex implements VectorIndex {
 
   /**
    * Fills an empty index from a saved run alone, released onto `read`: the codes and bounds are
-   * copied and no f32 vector is read, so an open answers without reading the vectors (`reside`
-   * takes the copies back later; see `AdaptiveVectorIndex.adoptQuantized`).
+   * copied (the codes only if a reader did not put them in place: `codesFor`) and no f32 vector
+   * is read, so an open answers without reading the vectors (`reside` takes the copies back
+   * later; see `AdaptiveVectorIndex.adoptQuantized`).
    */
   adoptRun(run: QuantizedRun, read: VectorReader): void {
-    const method = 'FlatVectorIndex.adoptRun';
-    if (this.#size !== 0) throw new HybridMindError('INVALID_ARGUMENT', method, `the index must be empty, it holds ${this.#size} vectors`);
     const count = run.nos.length;
-    for (let i = 0; i < count; i++) checkIntInRange(method, 'no', run.nos[i], 0, MAX_NO);
-    this.#offered = null;
-    this.release(read);
-    if (count > this.#arena.capacity) this.#reserve(count, method);
+    for (let i = 0; i < count; i++) checkIntInRange('FlatVectorIndex.adoptRun', 'no', run.nos[i], 0, MAX_NO);
+    const codes = this.codesFor(count, read);
     this.#slotToNo.set(run.nos);
     for (let slot = 0; slot < count; slot++) this.#noToSlot.set(run.nos[slot]!, slot);
-    this.#arena.codes.set(run.codes);
+    if (run.codes.buffer !== codes.buffer || run.codes.byteOffset !== codes.byteOffset) codes.set(run.codes);
     this.#meta.set(run.meta);
     raiseCeiling(this.#ceiling, this.#meta, 0, count);
     this.#size = count;
+  }
+
+  /**
+   * Where `adoptRun` keeps the codes of `count` vectors, for a reader to put them there (see
+   * `readQuantized`): the index, which must be empty, is released onto `read` with room for them.
+   */
+  codesFor(count: number, read: VectorReader): Int8Array {
+    const method = 'FlatVectorIndex.codesFor';
+    if (this.#size !== 0) throw new HybridMindError('INVALID_ARGUMENT', method, `the index must be empty, it holds ${this.#size} vectors`);
+    this.#offered = null;
+    this.release(read);
+    if (count > this.#arena.capacity) this.#reserve(count, method);
+    return this.#arena.codes.subarray(0, count * this.#arena.stride);
   }
 
   /** Where in the offered run `nos` start when they are its next numbers (and advances past them); otherwise drops the offer. */

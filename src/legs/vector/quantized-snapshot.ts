@@ -13,6 +13,7 @@
 import { HybridMindError, show } from '../../errors.js';
 import { META, strideOf } from './quantize.js';
 import { LITTLE_ENDIAN } from '../../util/endian.js';
+import { wholeBytes, type PartedBytes } from '../../util/parted-bytes.js';
 
 const MAGIC = [0x48, 0x4d, 0x56, 0x51] as const;
 /** Version 1: codes and bounds. Version 2: also each vector's digest entry. */
@@ -71,28 +72,103 @@ export function encodeQuantized(dim: number, slots: Int32Array, slotToNo: Int32A
   return out;
 }
 
-/** Reads `encodeQuantized` bytes for an index of `dim`; anything else is a `CORRUPT` error. */
-export function decodeQuantized(method: string, bytes: Uint8Array, dim: number): QuantizedRun {
-  const corrupt = (what: string) => new HybridMindError('CORRUPT', method, what);
-  if (!(bytes instanceof Uint8Array) || bytes.byteLength < HEADER) throw corrupt(`quantized vectors must be at least ${HEADER} bytes, received ${show(bytes)}`);
-  if (MAGIC.some((byte, i) => bytes[i] !== byte)) throw corrupt('not a quantized-vectors snapshot (magic)');
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** The header's count and version, and where each section starts, checked against a value of `length` bytes. */
+function headerOf(method: string, head: Uint8Array, length: number, dim: number): { count: number; version: number; at: ReturnType<typeof layout> } {
+  if (head.byteLength < HEADER) throw corrupt(method, `quantized vectors must be at least ${HEADER} bytes, received ${length}`);
+  if (MAGIC.some((byte, i) => head[i] !== byte)) throw corrupt(method, 'not a quantized-vectors snapshot (magic)');
+  const view = new DataView(head.buffer, head.byteOffset, HEADER);
   const version = view.getUint32(4, true);
   const savedDim = view.getUint32(8, true);
   const count = view.getUint32(12, true);
-  if (!(VERSIONS as readonly number[]).includes(version)) throw corrupt(`unsupported quantized-vectors version ${version}, expected one of ${VERSIONS.join(', ')}`);
-  if (savedDim !== dim) throw corrupt(`quantized vectors of dimension ${savedDim}, the index has ${dim}`);
+  if (!(VERSIONS as readonly number[]).includes(version)) throw corrupt(method, `unsupported quantized-vectors version ${version}, expected one of ${VERSIONS.join(', ')}`);
+  if (savedDim !== dim) throw corrupt(method, `quantized vectors of dimension ${savedDim}, the index has ${dim}`);
   const at = layout(count, strideOf(dim), version === 2);
-  if (bytes.byteLength !== at.total) throw corrupt(`${count} quantized vectors of dimension ${dim} need ${at.total} bytes, received ${bytes.byteLength}`);
-  if (!LITTLE_ENDIAN) throw corrupt('quantized vectors are read on little-endian hosts only');
+  if (length !== at.total) throw corrupt(method, `${count} quantized vectors of dimension ${dim} need ${at.total} bytes, received ${length}`);
+  if (!LITTLE_ENDIAN) throw corrupt(method, 'quantized vectors are read on little-endian hosts only');
+  return { count, version, at };
+}
+
+const corrupt = (method: string, what: string) => new HybridMindError('CORRUPT', method, what);
+
+function checkAscending(method: string, nos: Int32Array): void {
+  for (let i = 1; i < nos.length; i++) if (!(nos[i]! > nos[i - 1]!)) throw corrupt(method, `numbers are not ascending at ${i}`);
+}
+
+/** Reads `encodeQuantized` bytes for an index of `dim`; anything else is a `CORRUPT` error. */
+export function decodeQuantized(method: string, bytes: Uint8Array, dim: number): QuantizedRun {
+  if (!(bytes instanceof Uint8Array)) throw corrupt(method, `quantized vectors must be at least ${HEADER} bytes, received ${show(bytes)}`);
+  const { count, version, at } = headerOf(method, bytes, bytes.byteLength, dim);
   // Views need aligned offsets; a blob handed over at an odd offset is copied once.
   const own = bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
   const nos = new Int32Array(own.buffer, own.byteOffset + HEADER, count);
-  for (let i = 1; i < count; i++) if (!(nos[i]! > nos[i - 1]!)) throw corrupt(`numbers are not ascending at ${i}`);
+  checkAscending(method, nos);
   return {
     nos,
     meta: new Float64Array(own.buffer, own.byteOffset + at.meta, count * META),
     codes: new Int8Array(own.buffer, own.byteOffset + at.codes, count * strideOf(dim)),
     digests: version === 2 ? new Uint32Array(own.buffer, own.byteOffset + at.digests, count * 2) : null,
   };
+}
+
+/**
+ * Reads `encodeQuantized` bytes piece by piece, each section copied straight to its place: the
+ * codes to what `codesInto(count, withDigests)` returns (the scan's own memory, so they are copied
+ * once), the rest into arrays of their own. `codesInto` may return null to decline the run; the
+ * read then stops and this returns null. Anything that does not read is a `CORRUPT` error.
+ */
+export function readQuantized(method: string, bytes: Uint8Array | PartedBytes, dim: number, codesInto: (count: number, withDigests: boolean) => Int8Array | null): QuantizedRun | null {
+  const source = partedOf(method, bytes);
+  let run: QuantizedRun | null = null;
+  let sections: Array<{ start: number; into: Uint8Array }> = [];
+  let stopped = false;
+  // Not thrown from inside `visit`, where the driver would take it for its own failure.
+  let failure: unknown = null;
+  // The header gathered across pieces, however the value was cut.
+  const head = new Uint8Array(HEADER);
+  const whole = source.read((piece, at) => {
+    try {
+      if (run === null && at < HEADER) {
+        head.set(piece.subarray(0, HEADER - at), at);
+        if (at + piece.length < HEADER) return;
+        const { count, version, at: starts } = headerOf(method, head, source.length, dim);
+        const codes = codesInto(count, version === 2);
+        if (codes === null) {
+          stopped = true;
+          return false;
+        }
+        run = { nos: new Int32Array(count), meta: new Float64Array(count * META), codes, digests: version === 2 ? new Uint32Array(count * 2) : null };
+        sections = [
+          { start: HEADER, into: bytesOf(run.nos) },
+          { start: starts.meta, into: bytesOf(run.meta) },
+          { start: starts.codes, into: bytesOf(run.codes) },
+          ...(run.digests ? [{ start: starts.digests, into: bytesOf(run.digests) }] : []),
+        ];
+      }
+      for (const { start, into } of sections) {
+        const from = Math.max(start, at);
+        const to = Math.min(start + into.length, at + piece.length);
+        if (from < to) into.set(piece.subarray(from - at, to - at), from - start);
+      }
+    } catch (error) {
+      failure = error;
+      return false;
+    }
+  });
+  if (failure !== null) throw failure;
+  if (stopped) return null;
+  if (run === null) throw corrupt(method, `quantized vectors must be at least ${HEADER} bytes, received ${source.length}`);
+  if (!whole) throw corrupt(method, 'the saved quantized vectors are missing a part');
+  checkAscending(method, (run as QuantizedRun).nos);
+  return run;
+}
+
+function partedOf(method: string, bytes: unknown): PartedBytes {
+  if (bytes instanceof Uint8Array) return wholeBytes(bytes);
+  const parted = bytes as Partial<PartedBytes> | null;
+  if (typeof parted === 'object' && parted !== null && typeof parted.read === 'function' && Number.isSafeInteger(parted.length)) return parted as PartedBytes;
+  throw corrupt(method, `quantized vectors must be at least ${HEADER} bytes, received ${show(bytes)}`);
+}
+
+function bytesOf(array: Int32Array | Float64Array | Int8Array | Uint32Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
