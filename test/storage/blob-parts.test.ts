@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readParts, writeParts } from '../../src/storage/blob-parts.js';
+import { partsOf, readParts, writeParts } from '../../src/storage/blob-parts.js';
 import type { SqlDriver } from '../../src/storage/driver.js';
 import { SqliteFileDriver } from '../../src/storage/node-file.js';
 import { migrate } from '../../src/storage/schema.js';
@@ -63,6 +63,24 @@ describe.each(drivers)('values kept in parts (%s)', (_, open) => {
       writeParts(db, 'ann_index', 'dense', { updated_at: 1 }, bytesOf(450, 2), 100);
       db.exec("INSERT INTO ann_index (name, bytes, updated_at) VALUES ('dense#x', x'00', 1)");
       expect(readParts(db, 'ann_index', 'dense')).toBeNull();
+    }));
+
+  it('hands a reader the parts in order with their offsets, and stops where the reader says', () =>
+    withDb((db) => {
+      const value = bytesOf(450, 3);
+      writeParts(db, 'ann_index', 'dense', { updated_at: 1 }, value, 100);
+      const parted = partsOf(db, 'ann_index', 'dense')!;
+      expect(parted.length).toBe(450);
+      const seen: Array<[number, number[]]> = [];
+      expect(parted.read((bytes, at) => void seen.push([at, [...bytes]]))).toBe(true);
+      expect(seen.map(([at]) => at)).toEqual([0, 100, 200, 300, 400]);
+      expect(seen.flatMap(([, bytes]) => bytes)).toEqual([...value]);
+      let visits = 0;
+      expect(parted.read(() => (++visits === 2 ? false : undefined))).toBe(false);
+      expect(visits).toBe(2);
+      db.exec("DELETE FROM ann_index WHERE name = 'dense#2'");
+      expect(partsOf(db, 'ann_index', 'dense')!.read(() => undefined)).toBe(false);
+      expect(partsOf(db, 'ann_index', 'sparse')).toBeNull();
     }));
 
   it('counts only the parts whose column matches, so a value half rewritten under another stamp is not read', () =>
