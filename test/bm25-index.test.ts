@@ -5,6 +5,7 @@ import { Bm25Index } from '../src/legs/lexical/bm25-index.js';
 import { encodeFlat, readHeader, readState } from '../src/legs/lexical/flat-binary.js';
 import type { FlatState } from '../src/legs/lexical/minisearch-state.js';
 import { queryTerms, tokenize } from '../src/legs/lexical/tokenizer.js';
+import { inPieces } from './support/parted.js';
 import { rng } from './support/random.js';
 
 const SEED = 20_240_501;
@@ -443,6 +444,25 @@ describe('Bm25Index', () => {
       expect(postingsOf(restored.save())).toEqual(postingsOf(index.save()));
     });
 
+    it('loads a save handed over in parts, cut anywhere, to the same index, older versions too', () => {
+      const { index, textOf } = changed({ k1: 1.5, b: 0.5 });
+      const saved = index.save();
+      const older = [v3Bytes(saved, textOf), encode(flatJsonEnvelope(saved, textOf))];
+      for (const bytes of [saved, ...older]) {
+        for (const size of [1, 7, 4_096, 1 << 20]) {
+          const pieces = inPieces(bytes, size);
+          const restored = Bm25Index.load(pieces.bytes);
+          for (const query of queries) expect(restored.search(query, 20), query).toEqual(index.search(query, 20));
+          expect(restored.save()).toEqual(saved);
+          // The current layout is read once, into place; older ones are joined and read whole.
+          if (bytes === saved) expect(pieces.visited()).toBe(Math.ceil(bytes.length / size));
+          else expect(pieces.visited()).toBeGreaterThan(Math.ceil(bytes.length / size));
+        }
+      }
+      for (const lost of ['last', 'middle'] as const) expect(() => Bm25Index.load(inPieces(saved, 1_000, lost).bytes)).toThrow(/do not make a whole snapshot/);
+      expect(codeOf(() => Bm25Index.load({ length: 4 } as unknown as Uint8Array))).toBe('INVALID_ARGUMENT');
+    });
+
     it('keeps removal exact after a load', () => {
       const restored = Bm25Index.load(indexOf(['alpha', 'beta zanzibar']).save());
       const before = restored.termCount;
@@ -535,6 +555,8 @@ describe('Bm25Index', () => {
         v4((s) => (s.nextId = 2 ** 40)),
         v4((s) => (s.averageFieldLength = Number.NaN)),
         Uint8Array.from([...good, 0]),
+        // The header whole, the number sections it sizes cut off.
+        good.subarray(0, 12 + new DataView(good.buffer, good.byteOffset).getUint32(8, true) + 8),
         v4((s) => (s.docs[1] = -1)),
         v4((s) => (s.docs[2] = 0.5)),
         // A short id past every one handed out, its postings moved with it.
@@ -571,6 +593,18 @@ describe('Bm25Index', () => {
         bytesWith((bytes, view) => view.setUint32(12 + headerLength + 8 * state.docs.length, 999, true), good3),
       ];
       bad.forEach((bytes, i) => expect(codeOf(() => Bm25Index.load(bytes)), `case ${i}: ${new TextDecoder().decode(bytes.subarray(0, 60))}`).toBe("CORRUPT"));
+      // Handed over in parts, the same bytes fail the same way.
+      const failure = (fn: () => unknown) => {
+        try {
+          fn();
+        } catch (error) {
+          return error instanceof HybridMindError ? `${error.code}: ${error.message}` : String(error);
+        }
+        return 'loaded';
+      };
+      bad.forEach((bytes, i) => {
+        for (const size of [5, 1 << 16]) expect(failure(() => Bm25Index.load(inPieces(bytes, size).bytes)), `case ${i}, pieces of ${size}`).toBe(failure(() => Bm25Index.load(bytes)));
+      });
     });
 
     it('still loads the version 1 snapshot (minisearch\'s own JSON) to identical results', () => {

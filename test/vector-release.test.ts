@@ -10,6 +10,7 @@ import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
 import type { VectorReader } from '../src/legs/types.js';
 import type { PartedBytes } from '../src/util/parted-bytes.js';
+import { inPieces } from './support/parted.js';
 import { HybridMemory } from '../src/index.js';
 import { clusteredVectors } from './support/clustered-vectors.js';
 import { rng } from './support/random.js';
@@ -326,34 +327,6 @@ function savedExact(dim: number, count: number, seed: number) {
   return { all, vectors, read, asked, source, codes: source.saveQuantized()! };
 }
 
-/**
- * `bytes` as a value read in pieces of `size` bytes, each handed over in one scratch buffer that
- * is overwritten once the visit returns (as a view of SQLite's memory would be); `cut`: the last
- * piece never comes. `visited` counts the pieces handed over.
- */
-function inPieces(bytes: Uint8Array, size: number, cut = false): { bytes: PartedBytes; visited: () => number } {
-  const scratch = new Uint8Array(size);
-  let visited = 0;
-  return {
-    visited: () => visited,
-    bytes: {
-      length: bytes.length,
-      read(visit) {
-        for (let at = 0; at < bytes.length; at += size) {
-          if (cut && at + size >= bytes.length) return false;
-          const piece = bytes.subarray(at, at + size);
-          scratch.set(piece);
-          visited++;
-          const went = visit(scratch.subarray(0, piece.length), at);
-          scratch.fill(0x5a);
-          if (went === false) return false;
-        }
-        return true;
-      },
-    },
-  };
-}
-
 describe('AdaptiveVectorIndex adopting saved codes read in pieces', () => {
   it.each([1, 7, 16, 1_000, 1 << 20])('answers as from the whole bytes, with pieces of %i bytes', (size) => {
     const dim = 96;
@@ -371,7 +344,7 @@ describe('AdaptiveVectorIndex adopting saved codes read in pieces', () => {
     const { all, read, vectors, codes } = savedExact(dim, 250, 92);
     const flat = new FlatVectorIndex(dim, kernel);
     const index = new AdaptiveVectorIndex(flat, { threshold: Infinity }, { read });
-    expect(() => index.adoptQuantized(inPieces(codes, 1_000, true).bytes)).toThrow(/CORRUPT|missing a part/);
+    expect(() => index.adoptQuantized(inPieces(codes, 1_000, 'last').bytes)).toThrow(/CORRUPT|missing a part/);
     expect(index.size).toBe(0);
     expect(flat.released).toBe(false);
     for (const [no, v] of vectors) index.add(no, v);

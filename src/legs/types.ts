@@ -281,8 +281,8 @@ export interface LegFactory {
    */
   vector(dim: number, saved: SavedBytes, read?: VectorReader): VectorIndex;
   lexical(): LexicalIndex;
-  /** A lexical index from `LexicalIndex.save()`'s bytes; throws when they do not load. */
-  loadLexical(bytes: Uint8Array): LexicalIndex;
+  /** A lexical index from `LexicalIndex.save()`'s bytes, whole or in parts; throws when they do not load. */
+  loadLexical(bytes: Uint8Array | PartedBytes): LexicalIndex;
   /** `nodes`: the store's memories, which the leg reads instead of keeping its own copy. */
   graph(nodes?: NodeSet): GraphLeg;
   entities(): EntityLeg;

@@ -13,10 +13,10 @@ import type { Metadata } from '../types.js';
 import { readLE, writeLE } from '../util/endian.js';
 import { NumberPositions } from '../util/number-positions.js';
 import type { CatalogEntry } from './catalog-entry.js';
-import type { Saved } from './saved-lexical.js';
+import { joined, type Saved } from './saved-lexical.js';
 import { emptyWindow, widen, type ValidityWindow } from './validity-window.js';
 
-export const CATALOG: Saved<SavedCatalog> = { name: 'catalog', label: 'catalog', load: (_legs, bytes) => decodeCatalog(bytes), size: (saved) => saved.count };
+export const CATALOG: Saved<SavedCatalog> = { name: 'catalog', label: 'catalog', load: (_legs, parts) => decodeCatalog(joined(parts)), size: (saved) => saved.count };
 
 const MAGIC = Uint8Array.of(0x00, 0x68, 0x6d, 0x63, 0x61, 0x74, 0x0a, 0x00);
 const VERSION = 1;

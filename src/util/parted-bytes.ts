@@ -15,6 +15,12 @@ export interface PartedBytes {
   read(visit: (bytes: Uint8Array, at: number) => void | false): boolean;
 }
 
+/** Whether `value` is a `PartedBytes` (to check an argument that may also be plain bytes). */
+export function isParted(value: unknown): value is PartedBytes {
+  const parted = value as Partial<PartedBytes> | null;
+  return typeof parted === 'object' && parted !== null && typeof parted.read === 'function' && Number.isSafeInteger(parted.length) && parted.length! >= 0;
+}
+
 /** `bytes` as a value of one piece. */
 export function wholeBytes(bytes: Uint8Array): PartedBytes {
   return {
@@ -31,4 +37,55 @@ export function joinParts(parted: PartedBytes): Uint8Array | null {
   })
     ? out
     : null;
+}
+
+/** Where a section of a parted value goes: its bytes from `start` on, as many as `into` holds. */
+export interface Section {
+  start: number;
+  into: Uint8Array;
+}
+
+/**
+ * Reads `source` into sections: `plan` is handed its first `headBytes` bytes (all of them, when
+ * it is shorter), gathered across pieces however it was cut, and says where the sections go, or
+ * null to stop there; each piece is then copied into the sections it overlaps, the head too.
+ * 'stopped' when `plan` stopped, 'broken' when the pieces did not make the whole value. What
+ * `plan` throws is thrown once the read has stopped, not from inside it (where a driver would
+ * take it for a failure of its own).
+ */
+export function readSections(source: PartedBytes, headBytes: number, plan: (head: Uint8Array) => readonly Section[] | null): 'read' | 'stopped' | 'broken' {
+  const head = new Uint8Array(Math.min(headBytes, source.length));
+  let sections: readonly Section[] | null = null;
+  let stopped = false;
+  const place = (piece: Uint8Array, at: number) => {
+    for (const { start, into } of sections!) {
+      const from = Math.max(start, at);
+      const to = Math.min(start + into.length, at + piece.length);
+      if (from < to) into.set(piece.subarray(from - at, to - at), from - start);
+    }
+  };
+  const planned = (): boolean => {
+    sections = plan(head);
+    stopped = sections === null;
+    if (!stopped) place(head, 0);
+    return !stopped;
+  };
+  let failed = false;
+  let failure: unknown;
+  const whole = source.read((piece, at) => {
+    try {
+      if (sections !== null) return place(piece, at);
+      head.set(piece.subarray(0, head.length - at), at);
+      if (at + piece.length < head.length) return;
+      if (!planned()) return false;
+      if (at + piece.length > head.length) place(piece.subarray(head.length - at), head.length);
+    } catch (error) {
+      failed = true;
+      failure = error;
+      return false;
+    }
+  });
+  if (failed) throw failure;
+  if (stopped) return 'stopped';
+  return whole && sections !== null ? 'read' : 'broken';
 }

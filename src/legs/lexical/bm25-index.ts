@@ -19,9 +19,10 @@
 import MiniSearch, { type AsPlainObject } from 'minisearch';
 import { HybridMindError, invalid, messageOf, show } from '../../errors.js';
 import { checkNonNegativeInt } from '../../util/int-checks.js';
+import { isParted, joinParts, type PartedBytes } from '../../util/parted-bytes.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
-import { encodeFlat, isBinary, readHeader, readState, type BinaryHeader } from './flat-binary.js';
+import { encodeFlat, isBinary, readFlatParts, readHeader, readState, type BinaryHeader } from './flat-binary.js';
 import { LayeredPostings } from './layered-postings.js';
 import { checkFlatState, flatOf, type FlatState } from './minisearch-state.js';
 import { isCompound, queryTerms, TOKENIZER_VERSION } from './tokenizer.js';
@@ -159,15 +160,23 @@ export class Bm25Index implements LexicalIndex {
    * Restores a {@link Bm25Index.save} snapshot with its saved BM25 parameters (versions 1 to 3,
    * which also hold the texts, are still read). A snapshot from another tokenizer version is
    * rebuilt from its texts where it has them; without them it is `UNSUPPORTED`, and the store
-   * rebuilds the index from its own rows. Throws `CORRUPT` on malformed bytes and `UNSUPPORTED`
-   * on a snapshot format this version does not know.
+   * rebuilds the index from its own rows. The bytes may come in parts (a store's saved value):
+   * a save in the current layout is then read straight into the index's arrays. Throws `CORRUPT`
+   * on malformed bytes and `UNSUPPORTED` on a snapshot format this version does not know.
    *
    * @example
    * const restored = Bm25Index.load(lexical.save());
    */
-  static load(bytes: Uint8Array, options: { logger?: Logger } = {}): Bm25Index {
+  static load(bytes: Uint8Array | PartedBytes, options: { logger?: Logger } = {}): Bm25Index {
     const method = 'Bm25Index.load';
-    if (!(bytes instanceof Uint8Array)) throw invalid(method, 'bytes must be a Uint8Array', bytes);
+    if (!(bytes instanceof Uint8Array)) {
+      if (!isParted(bytes)) throw invalid(method, 'bytes must be a Uint8Array or parts of one', bytes);
+      const read = readFlatParts(bytes, (header) => header['format'] === FORMAT && header['version'] === FORMAT_VERSION);
+      if (read) return Bm25Index.#fromEnvelope(read.header, () => read.state, options);
+      const joined = joinParts(bytes);
+      if (joined === null) throw corrupt('the saved parts do not make a whole snapshot');
+      bytes = joined;
+    }
     const binary = isBinary(bytes);
     let parsed: unknown;
     let body = 0;
@@ -180,7 +189,13 @@ export class Bm25Index implements LexicalIndex {
     if (!isRecord(parsed) || parsed['format'] !== FORMAT) {
       throw corrupt(`expected a ${FORMAT} snapshot, received format ${show(isRecord(parsed) ? parsed['format'] : parsed)}`);
     }
-    const envelope = parsed;
+    const whole = bytes;
+    return Bm25Index.#fromEnvelope(parsed, binary ? (withTexts) => readState(whole, parsed as BinaryHeader, body, withTexts) : null, options);
+  }
+
+  /** A parsed snapshot header (or JSON envelope) to an index; `binary` reads a binary save's state, null for a JSON one. */
+  static #fromEnvelope(envelope: Record<string, unknown>, binary: ((withTexts: boolean) => Omit<FlatState, 'documentCount' | 'nextId' | 'averageFieldLength'>) | null, options: { logger?: Logger }): Bm25Index {
+    const method = 'Bm25Index.load';
     const version = envelope['version'];
     if (binary ? version !== FORMAT_VERSION && version !== WITH_TEXTS_VERSION : version !== FLAT_JSON_VERSION && version !== NESTED_VERSION) {
       throw new HybridMindError('UNSUPPORTED', method, `snapshot format version ${show(version)}, this build reads ${NESTED_VERSION} and ${FLAT_JSON_VERSION} (JSON), ${WITH_TEXTS_VERSION} and ${FORMAT_VERSION}`);
@@ -195,7 +210,7 @@ export class Bm25Index implements LexicalIndex {
     if (version === NESTED_VERSION) return index.#loadNested(envelope['index'], envelope['tokenizer']);
     let flat: FlatState;
     try {
-      if (binary) flat = { ...readState(bytes, envelope as BinaryHeader, body, version === WITH_TEXTS_VERSION), documentCount: envelope['documentCount'] as number, nextId: envelope['nextId'] as number, averageFieldLength: envelope['averageFieldLength'] as number };
+      if (binary) flat = { ...binary(version === WITH_TEXTS_VERSION), documentCount: envelope['documentCount'] as number, nextId: envelope['nextId'] as number, averageFieldLength: envelope['averageFieldLength'] as number };
       else flat = checkFlatJson(envelope['state']);
     } catch (cause) {
       throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);

@@ -11,7 +11,8 @@
  * every term. Lengths count UTF-16 units of the decoded text. Nothing here is trusted: every size
  * is checked against the bytes before it is read, and `fromFlatState` checks what the numbers mean.
  */
-import { readLE, writeLE } from '../../util/endian.js';
+import { LITTLE_ENDIAN, readLE, writeLE } from '../../util/endian.js';
+import { readSections, type PartedBytes } from '../../util/parted-bytes.js';
 import type { FlatState } from './minisearch-state.js';
 
 /** A leading NUL: no JSON text (versions 1 and 2) starts with one. */
@@ -84,6 +85,54 @@ export function readState(bytes: Uint8Array, header: BinaryHeader, body: number,
   const terms = strings(view, bytes, texts?.end ?? at, termLengths, 'terms');
   if (terms.end !== bytes.length) throw new Error(`${bytes.length - terms.end} bytes follow the last section`);
   return { docs, ...(texts ? { texts: texts.values } : {}), terms: terms.values, postings };
+}
+
+/** How much of a parted save is gathered for its header: this build writes a few hundred bytes of it. */
+const HEAD_BYTES = 1 << 16;
+
+/**
+ * The header and flat state of a save in the layout without texts, read part by part with each
+ * section copied straight into its array (no joined copy of the whole save, no second copy out of
+ * it). Null for anything else, `wanted` (the header's version) refusing included, and for what
+ * does not read: the caller then joins the parts and reads them whole, which says what is wrong.
+ */
+export function readFlatParts(source: PartedBytes, wanted: (header: BinaryHeader) => boolean): { header: BinaryHeader; state: Omit<FlatState, 'documentCount' | 'nextId' | 'averageFieldLength'> } | null {
+  if (!LITTLE_ENDIAN) return null;
+  // Typed by assertion: set inside the callback, which control flow does not follow.
+  let found = null as { header: BinaryHeader; docs: Float64Array; termLengths: Uint32Array; postings: Uint32Array; run: Uint8Array } | null;
+  const outcome = readSections(source, HEAD_BYTES, (head) => {
+    if (!isBinary(head)) return null;
+    let read: { header: BinaryHeader; body: number };
+    try {
+      read = readHeader(head);
+    } catch {
+      return null;
+    }
+    const { header, body } = read;
+    if (!wanted(header)) return null;
+    const { docs: n, terms: termCount, postings: postingCount } = header.sizes;
+    const termsAt = body + 8 * 3 * n + 4 * (termCount + postingCount);
+    if (termsAt + 4 > source.length) return null;
+    const docs = new Float64Array(3 * n);
+    const termLengths = new Uint32Array(termCount);
+    const postings = new Uint32Array(postingCount);
+    const run = new Uint8Array(source.length - termsAt);
+    found = { header, docs, termLengths, postings, run };
+    return [
+      { start: body, into: new Uint8Array(docs.buffer) },
+      { start: body + 8 * docs.length, into: new Uint8Array(termLengths.buffer) },
+      { start: body + 8 * docs.length + 4 * termCount, into: new Uint8Array(postings.buffer) },
+      { start: termsAt, into: run },
+    ];
+  });
+  if (outcome !== 'read' || found === null) return null;
+  const { header, docs, termLengths, postings, run } = found;
+  try {
+    const terms = strings(new DataView(run.buffer), run, 0, termLengths, 'terms');
+    return terms.end === run.length ? { header, state: { docs, terms: terms.values, postings } } : null;
+  } catch {
+    return null;
+  }
 }
 
 function putU32(view: DataView, at: number, value: number): number {

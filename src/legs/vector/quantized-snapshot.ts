@@ -13,7 +13,7 @@
 import { HybridMindError, show } from '../../errors.js';
 import { META, strideOf } from './quantize.js';
 import { LITTLE_ENDIAN } from '../../util/endian.js';
-import { wholeBytes, type PartedBytes } from '../../util/parted-bytes.js';
+import { isParted, readSections, wholeBytes, type PartedBytes } from '../../util/parted-bytes.js';
 
 const MAGIC = [0x48, 0x4d, 0x56, 0x51] as const;
 /** Version 1: codes and bounds. Version 2: also each vector's digest entry. */
@@ -118,54 +118,30 @@ export function decodeQuantized(method: string, bytes: Uint8Array, dim: number):
  */
 export function readQuantized(method: string, bytes: Uint8Array | PartedBytes, dim: number, codesInto: (count: number, withDigests: boolean) => Int8Array | null): QuantizedRun | null {
   const source = partedOf(method, bytes);
-  let run: QuantizedRun | null = null;
-  let sections: Array<{ start: number; into: Uint8Array }> = [];
-  let stopped = false;
-  // Not thrown from inside `visit`, where the driver would take it for its own failure.
-  let failure: unknown = null;
-  // The header gathered across pieces, however the value was cut.
-  const head = new Uint8Array(HEADER);
-  const whole = source.read((piece, at) => {
-    try {
-      if (run === null && at < HEADER) {
-        head.set(piece.subarray(0, HEADER - at), at);
-        if (at + piece.length < HEADER) return;
-        const { count, version, at: starts } = headerOf(method, head, source.length, dim);
-        const codes = codesInto(count, version === 2);
-        if (codes === null) {
-          stopped = true;
-          return false;
-        }
-        run = { nos: new Int32Array(count), meta: new Float64Array(count * META), codes, digests: version === 2 ? new Uint32Array(count * 2) : null };
-        sections = [
-          { start: HEADER, into: bytesOf(run.nos) },
-          { start: starts.meta, into: bytesOf(run.meta) },
-          { start: starts.codes, into: bytesOf(run.codes) },
-          ...(run.digests ? [{ start: starts.digests, into: bytesOf(run.digests) }] : []),
-        ];
-      }
-      for (const { start, into } of sections) {
-        const from = Math.max(start, at);
-        const to = Math.min(start + into.length, at + piece.length);
-        if (from < to) into.set(piece.subarray(from - at, to - at), from - start);
-      }
-    } catch (error) {
-      failure = error;
-      return false;
-    }
+  // Typed by assertion: set inside the callback, which control flow does not follow.
+  let run = null as QuantizedRun | null;
+  const outcome = readSections(source, HEADER, (head) => {
+    const { count, version, at } = headerOf(method, head, source.length, dim);
+    const codes = codesInto(count, version === 2);
+    if (codes === null) return null;
+    const read: QuantizedRun = { nos: new Int32Array(count), meta: new Float64Array(count * META), codes, digests: version === 2 ? new Uint32Array(count * 2) : null };
+    run = read;
+    return [
+      { start: HEADER, into: bytesOf(read.nos) },
+      { start: at.meta, into: bytesOf(read.meta) },
+      { start: at.codes, into: bytesOf(read.codes) },
+      ...(read.digests ? [{ start: at.digests, into: bytesOf(read.digests) }] : []),
+    ];
   });
-  if (failure !== null) throw failure;
-  if (stopped) return null;
-  if (run === null) throw corrupt(method, `quantized vectors must be at least ${HEADER} bytes, received ${source.length}`);
-  if (!whole) throw corrupt(method, 'the saved quantized vectors are missing a part');
-  checkAscending(method, (run as QuantizedRun).nos);
+  if (outcome === 'stopped') return null;
+  if (outcome === 'broken' || run === null) throw corrupt(method, 'the saved quantized vectors are missing a part');
+  checkAscending(method, run.nos);
   return run;
 }
 
 function partedOf(method: string, bytes: unknown): PartedBytes {
   if (bytes instanceof Uint8Array) return wholeBytes(bytes);
-  const parted = bytes as Partial<PartedBytes> | null;
-  if (typeof parted === 'object' && parted !== null && typeof parted.read === 'function' && Number.isSafeInteger(parted.length)) return parted as PartedBytes;
+  if (isParted(bytes)) return bytes;
   throw corrupt(method, `quantized vectors must be at least ${HEADER} bytes, received ${show(bytes)}`);
 }
 
