@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteWasmDriver, type HybridMemory, type Logger, type RecallMode } from '../../src/index.js';
+import { decodeQuantized, encodeQuantized } from '../../src/legs/vector/quantized-snapshot.js';
 import { encodeCatalog } from '../../src/memory/saved-catalog.js';
+import { readParts, writeParts } from '../../src/storage/blob-parts.js';
 import { openMemory, recorder } from '../support/memory.js';
 
 /**
@@ -215,6 +217,23 @@ describe('saved indexes at open', () => {
     const warned = recorder();
     expect(await answers(await open(damaged, warned.logger))).toEqual(expected);
     expect(warned.messages).toContain('the saved quantized vectors could not be read; quantizing them again');
+  });
+
+  it('offers codes the dense leg declines to adopt (saved without digest entries) to the vectors it reads, and answers the same', async () => {
+    const bytes = await savedStore();
+    const expected = await answers(await rebuilt(bytes));
+    const driver = await SqliteWasmDriver.open({ bytes });
+    const { stamp } = driver.all<{ stamp: string }>("SELECT stamp FROM derived_index WHERE name = 'quantized'")[0]!;
+    // Version 1 codes, as a store saved them before digest entries: an index that may build HNSW declines them.
+    const saved = readParts(driver, 'derived_index', 'quantized')!;
+    const dim = new DataView(saved.buffer, saved.byteOffset).getUint32(8, true);
+    const run = decodeQuantized('test', saved, dim);
+    const v1 = encodeQuantized(dim, Int32Array.from(run.nos.keys()), run.nos, run.meta, run.codes)!;
+    writeParts(driver, 'derived_index', 'quantized', { stamp }, v1);
+    const log = recorder();
+    expect(await answers(await open(driver, log.logger))).toEqual(expected);
+    expect(log.messages).not.toContain('opened the dense leg from its saved codes; vectors are read from the store when needed');
+    expect(log.messages.filter((m) => m.includes('quantized'))).toEqual([]);
   });
 
   it('is rebuilt when its generation is not the store\'s', async () => {
