@@ -16,6 +16,12 @@ export interface CatalogEntry extends Temporal {
   speaker?: string | null;
 }
 
+/**
+ * The metadata of every entry whose memory has none: one object instead of one per memory (100k
+ * empty objects were ~5 MiB of heap). Frozen because it is shared; hits get their own copy.
+ */
+export const NO_METADATA: Metadata = Object.freeze({});
+
 /** The catalog's entry for a memory's row. */
 export function entryOf(row: Omit<MemoryRow, 'text'>): CatalogEntry {
   return {
@@ -23,7 +29,7 @@ export function entryOf(row: Omit<MemoryRow, 'text'>): CatalogEntry {
     id: row.id,
     kind: row.kind,
     domain: row.domain,
-    metadata: JSON.parse(row.metadata) as Metadata,
+    metadata: row.metadata === '{}' ? NO_METADATA : (JSON.parse(row.metadata) as Metadata),
     createdAt: Number(row.created_at),
     validFrom: Number(row.valid_from),
     validTo: row.valid_to === null ? null : Number(row.valid_to),

@@ -78,7 +78,9 @@ export function applyPatch(method: string, row: MemoryRow, patch: unknown, dim: 
 }
 
 export function toRecord(row: MemoryRow, reference: number, readiness: Readiness): MemoryRecord {
-  const { id, kind, domain, metadata, createdAt, validFrom, validTo } = entryOf(row);
+  const { id, kind, domain, createdAt, validFrom, validTo } = entryOf(row);
+  // The caller's own object, not the catalog's shared empty one.
+  const metadata = JSON.parse(row.metadata) as Metadata;
   return { id, text: row.text, kind, domain, metadata, createdAt, validFrom, validTo, status: statusAt({ createdAt, validFrom, validTo }, reference), readiness };
 }
 

@@ -12,7 +12,7 @@
 import type { Metadata } from '../types.js';
 import { readLE, writeLE } from '../util/endian.js';
 import { NumberPositions } from '../util/number-positions.js';
-import type { CatalogEntry } from './catalog-entry.js';
+import { NO_METADATA, type CatalogEntry } from './catalog-entry.js';
 import { joined, type Saved } from './saved-lexical.js';
 import { emptyWindow, widen, type ValidityWindow } from './validity-window.js';
 
@@ -124,7 +124,7 @@ export class SavedCatalog {
       id: this.id(row),
       kind,
       domain,
-      metadata: this.#metadata.get(row) ?? {},
+      metadata: this.#metadata.get(row) ?? NO_METADATA,
       createdAt: this.createdAt(row),
       validFrom: this.validFrom(row),
       validTo: Number.isNaN(to) ? null : to,

@@ -157,6 +157,13 @@ for (const [name, makeEmbedder, skip] of EMBEDDERS) describe.skipIf(skip)(`with 
       const again = await mem.recall('billing', { k: 2 });
       expect(again.map((h) => h.metadata)).toEqual(expect.arrayContaining([{ team: 'core', owners: ['ana'] }, {}]));
       expect((await mem.get('a'))!.metadata).toEqual({ team: 'core', owners: ['ana'] });
+      // Memories without metadata share one object in the catalog; what `get` returns is the caller's.
+      await mem.store({ id: 'c', text: 'billing exports run nightly' });
+      const b = (await mem.get('b'))!;
+      b.metadata['team'] = 'changed';
+      expect((await mem.get('c'))!.metadata).toEqual({});
+      expect((await mem.get('b'))!.metadata).toEqual({});
+      expect(ids(await mem.recall('billing', { filter: { metadata: { team: 'changed' } } }))).toEqual([]);
     });
 
     it('computes weighted RRF scores from the explained ranks', async () => {
