@@ -1,14 +1,19 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HybridMemory } from '../../src/index.js';
-import { SqliteFileDriver } from '../../src/storage/node-file.js';
+import { PAGE_SIZE, SqliteFileDriver } from '../../src/storage/node-file.js';
+import { SqliteWasmDriver } from '../../src/storage/sqlite-wasm.js';
 import { codeOf } from '../support/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hybridmind-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** better-sqlite3 itself, to make a file the way a store made before would have it. */
+const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => { pragma(sql: string): unknown; close(): void };
 
 const unit = (i: number, dim = 8) => Float32Array.from({ length: dim }, (_, j) => (j === i % dim ? 1 : 0.1));
 
@@ -55,6 +60,39 @@ describe('HybridMemory.open({ storage: path })', () => {
     const junk = join(dir, 'junk.db');
     writeFileSync(junk, 'this is not a database, just text long enough to fill a header page'.repeat(20));
     expect(await codeOf(HybridMemory.open({ storage: junk, embedder: null }))).toBe('CORRUPT');
+  });
+
+  it('a new file takes the page size SQLite-WASM stores have; an existing file keeps its own', async () => {
+    const pageSize = (db: { all: (sql: string) => Array<Record<string, unknown>> }) => Number(db.all('PRAGMA page_size')[0]!['page_size']);
+    const wasm = await SqliteWasmDriver.open();
+    try {
+      expect(pageSize(wasm)).toBe(PAGE_SIZE);
+    } finally {
+      wasm.close();
+    }
+    const fresh = await SqliteFileDriver.open(join(dir, 'fresh.db'));
+    const mem = await HybridMemory.open({ storage: fresh, embedder: null });
+    await mem.store({ id: 'a', text: 'new file', embedding: unit(0) });
+    expect(pageSize(fresh)).toBe(PAGE_SIZE);
+    await mem.close();
+
+    const path = join(dir, 'old-pages.db');
+    const old = new Database(path);
+    old.pragma('page_size = 4096');
+    old.pragma('journal_mode = WAL');
+    old.close();
+    const before = await HybridMemory.open({ storage: path, embedder: null });
+    await before.storeMany(Array.from({ length: 50 }, (_, i) => ({ id: `o${i}`, text: `older store ${i}`, embedding: unit(i) })));
+    await before.close();
+    const driver = await SqliteFileDriver.open(path);
+    const again = await HybridMemory.open({ storage: driver, embedder: null });
+    try {
+      expect(pageSize(driver)).toBe(4096);
+      expect((await again.stats()).memories).toBe(50);
+      expect((await again.recall('older store 7', { k: 1, mode: 'lexical' }))[0]!.id).toBe('o7');
+    } finally {
+      await again.close();
+    }
   });
 
   it('writes cost the batch, not the store: one memory adds a few pages to the log', async () => {
