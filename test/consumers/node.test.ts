@@ -36,6 +36,16 @@ describe('a Node app from the packed package', () => {
     expect(result.stderr).not.toContain('[hybridmind]');
   });
 
+  it('keeps a durable file store through `hybridmind/node` and better-sqlite3: a new file gets 8 KiB pages, a reopen answers', async () => {
+    const result = await runOk('node', ['file-store.mjs'], { cwd: dir });
+    const report = lastJson<{ pageSize: number; memories: number; edges: string[][]; hits: string[]; metadata: unknown[] }>(result.stdout);
+    expect(report.pageSize).toBe(8192);
+    expect(report.memories).toBe(3);
+    expect(report.edges).toEqual([['adr-008', 'adr-007', 'DEPENDS_ON']]);
+    expect(report.hits[0]).toBe('adr-007');
+    expect(report.metadata).toEqual([{ team: 'core' }, {}, {}]);
+  });
+
   it('saves a large store\'s HNSW graph and vector codes in parts, and a reopen loads them instead of rebuilding', async () => {
     const result = await runOk('node', ['reopen.mjs'], { cwd: dir });
     const report = lastJson<{ saved: { ann: string[]; derived: string[] }; reopen: string[]; same: boolean }>(result.stdout);
