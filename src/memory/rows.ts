@@ -2,7 +2,7 @@ import { HybridMindError, invalid } from '../errors.js';
 import { randomId } from '../ids.js';
 import { statusAt } from '../legs/time/temporal.js';
 import type { EdgeRow, MemoryRow, NewMemory } from '../storage/repository.js';
-import { entryOf } from './catalog-entry.js';
+import { entryOf, NO_METADATA } from './catalog-entry.js';
 import type { Edge, MemoryInput, MemoryPatch, MemoryRecord, Metadata, Readiness } from '../types.js';
 import {
   checkId,
@@ -78,9 +78,10 @@ export function applyPatch(method: string, row: MemoryRow, patch: unknown, dim: 
 }
 
 export function toRecord(row: MemoryRow, reference: number, readiness: Readiness): MemoryRecord {
-  const { id, kind, domain, createdAt, validFrom, validTo } = entryOf(row);
-  // The caller's own object, not the catalog's shared empty one.
-  const metadata = JSON.parse(row.metadata) as Metadata;
+  const entry = entryOf(row);
+  const { id, kind, domain, createdAt, validFrom, validTo } = entry;
+  // The caller's own object, not the catalog's shared empty one (any other was parsed just now).
+  const metadata = entry.metadata === NO_METADATA ? {} : entry.metadata;
   return { id, text: row.text, kind, domain, metadata, createdAt, validFrom, validTo, status: statusAt({ createdAt, validFrom, validTo }, reference), readiness };
 }
 
