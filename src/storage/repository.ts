@@ -213,19 +213,19 @@ export class Repository {
   }
 
   /**
-   * Rows inserted with one statement per chunk (their fields as one JSON parameter), returning
-   * their numbers in input order. RETURNING's row order is unspecified; ids are unique, so they say
-   * which row got which number.
+   * Rows inserted with one statement per chunk (their fields as one JSON parameter), numbered here
+   * as SQLite would number them: one past the table's largest number, then on (neither table has
+   * AUTOINCREMENT, so SQLite reuses numbers past the last row the same way). Asking SQLite for the
+   * numbers it chose (RETURNING) cost more than the insert itself: ~0.4 of 1.5 s per 100k memories.
    */
-  #insertRows<T extends { id: string }>(table: 'memories' | 'edges', columns: readonly string[], items: readonly T[], row: (item: T) => unknown[], weight: (item: T) => number): number[] {
-    const sql = `INSERT INTO ${table} (${columns.join(', ')})
-      SELECT ${columns.map((_, i) => `value ->> ${i}`).join(', ')} FROM json_each(?) ORDER BY key
-      RETURNING no, id`;
-    const byId = new Map<string, number>();
-    for (const chunk of chunksOf(items, weight)) {
-      for (const r of this.db.all<{ no: number; id: string }>(sql, [JSON.stringify(chunk.map(row))])) byId.set(r.id, Number(r.no));
-    }
-    return items.map((item) => byId.get(item.id)!);
+  #insertRows<T>(table: 'memories' | 'edges', columns: readonly string[], items: readonly T[], row: (item: T) => unknown[], weight: (item: T) => number): number[] {
+    if (items.length === 0) return [];
+    const last = Number(this.db.all<{ last: number }>(`SELECT coalesce(max(no), 0) AS last FROM ${table}`)[0]!.last);
+    const sql = `INSERT INTO ${table} (no, ${columns.join(', ')})
+      SELECT value ->> 0, ${columns.map((_, i) => `value ->> ${i + 1}`).join(', ')} FROM json_each(?)`;
+    let no = last;
+    for (const chunk of chunksOf(items, weight)) this.db.exec(sql, [JSON.stringify(chunk.map((item) => [++no, ...row(item)]))]);
+    return Array.from({ length: items.length }, (_, i) => last + 1 + i);
   }
 
   /** Which of `keys` already have an edge, as `src:dst:type` (see `edgeKey`), in one query. */
