@@ -21,7 +21,7 @@ export type Readiness = 'stored' | 'lexical' | 'semantic';
 
 export interface MemoryInput {
   text: string;
-  /** Your identifier; a UUID-like id is generated when omitted. */
+  /** Your identifier; when omitted, a UUID version 7 (time-ordered) is generated. */
   id?: string;
   kind?: string;
   domain?: string;

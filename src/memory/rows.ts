@@ -1,5 +1,5 @@
 import { HybridMindError, invalid } from '../errors.js';
-import { randomId } from '../ids.js';
+import { newId } from '../ids.js';
 import { statusAt } from '../legs/time/temporal.js';
 import type { EdgeRow, MemoryRow, NewMemory } from '../storage/repository.js';
 import { entryOf, NO_METADATA } from './catalog-entry.js';
@@ -38,7 +38,7 @@ export function prepareMemory(method: string, name: string, input: unknown, now:
   checkKeys(method, name, input, INPUT_KEYS);
   const m = input as unknown as MemoryInput;
   const text = checkText(method, `${name}.text`, m.text);
-  const id = m.id === undefined ? randomId() : checkId(method, `${name}.id`, m.id);
+  const id = m.id === undefined ? newId() : checkId(method, `${name}.id`, m.id);
   const createdAt = m.createdAt === undefined ? now : checkTime(method, `${name}.createdAt`, m.createdAt);
   const validFrom = checkOptionalTime(method, `${name}.validFrom`, m.validFrom) ?? createdAt;
   const validTo = m.validTo === undefined || m.validTo === null ? null : checkTime(method, `${name}.validTo`, m.validTo);

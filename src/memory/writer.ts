@@ -1,5 +1,5 @@
 import { HybridMindError, invalid, notFound } from '../errors.js';
-import { randomId } from '../ids.js';
+import { newId } from '../ids.js';
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
 import { EDGE_TYPES, type Metadata, type RelateOptions } from '../types.js';
 import type { EnrichmentQueue } from './enrichment.js';
@@ -94,7 +94,7 @@ export class Writer {
     return proposals
       .filter((p) => !existing.has(edgeKey({ src: p.from, dst: p.to, type: p.type })))
       .map((p) => ({
-        id: randomId(),
+        id: newId(),
         src: p.from,
         dst: p.to,
         type: p.type,
@@ -214,7 +214,7 @@ export class Writer {
     const { weight, metadata, validFrom: given } = checkRelateOptions(method, prefix, options);
     if (from === to) throw invalid(method, 'a memory cannot be related to itself; fromId and toId are both', fromId);
     const validFrom = given ?? this.#indexes.catalog.entry(from).validFrom;
-    const draft = { id: randomId(), src: from, dst: to, type: edgeType, weight, metadata, valid_from: validFrom, created_at: this.#now(), closes_valid_to: 0, prior_valid_to: null };
+    const draft = { id: newId(), src: from, dst: to, type: edgeType, weight, metadata, valid_from: validFrom, created_at: this.#now(), closes_valid_to: 0, prior_valid_to: null };
     if (checkExisting && this.#repo.edgeBetween(from, to, edgeType)) throw this.#edgeExists(method, draft);
     return draft;
   }

@@ -1,6 +1,6 @@
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, notFound, messageOf } from '../errors.js';
-import { randomId } from '../ids.js';
+import { newId } from '../ids.js';
 import { applyPatch, duplicateId, prepareMemory, type PreparedMemory } from '../memory/rows.js';
 import { checkEdgeType, checkId, checkOptions, normalizedVector } from '../memory/validate.js';
 import { checkRelateOptions, closingTime, RELATE_KEYS } from '../memory/writer.js';
@@ -99,7 +99,7 @@ export class PgWriter {
     const edgeType = checkEdgeType(method, type);
     const { weight, metadata, validFrom } = checkRelateOptions(method, prefix, options);
     if (from === to) throw invalid(method, 'a memory cannot be related to itself; fromId and toId are both', fromId);
-    return { id: randomId(), fromId: from, toId: to, type: edgeType, weight, metadata, validFrom, createdAt: this.#now() };
+    return { id: newId(), fromId: from, toId: to, type: edgeType, weight, metadata, validFrom, createdAt: this.#now() };
   }
 
   draftEdges(method: string, edges: unknown): EdgeDraft[] {
