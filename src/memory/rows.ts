@@ -32,8 +32,11 @@ function checkWindow(method: string, name: string, validFrom: number, validTo: n
   }
 }
 
-/** Checks one `store()` input; `name` is how the message refers to it (`input`, `inputs[3]`). */
-export function prepareMemory(method: string, name: string, input: unknown, now: number, dim: number | null): PreparedMemory {
+/**
+ * Checks one `store()` input; `name` is how the message refers to it (`input`, `inputs[3]`), and
+ * `take` where its normalised vector goes (see `normalizedVector`).
+ */
+export function prepareMemory(method: string, name: string, input: unknown, now: number, dim: number | null, take?: (length: number) => Float32Array): PreparedMemory {
   if (!isPlainObject(input)) throw invalid(method, `${name} must be an object with a text`, input);
   checkKeys(method, name, input, INPUT_KEYS);
   const m = input as unknown as MemoryInput;
@@ -43,7 +46,7 @@ export function prepareMemory(method: string, name: string, input: unknown, now:
   const validFrom = checkOptionalTime(method, `${name}.validFrom`, m.validFrom) ?? createdAt;
   const validTo = m.validTo === undefined || m.validTo === null ? null : checkTime(method, `${name}.validTo`, m.validTo);
   checkWindow(method, name, validFrom, validTo);
-  const vector = m.embedding === undefined ? null : normalizedVector(method, `${name}.embedding`, m.embedding, dim);
+  const vector = m.embedding === undefined ? null : normalizedVector(method, `${name}.embedding`, m.embedding, dim, take);
   return {
     row: {
       id,

@@ -4,7 +4,6 @@ import type { Metadata, TimeInput } from '../types.js';
 import {
   edgeTypeProblem, idProblem, illFormedPath, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
 } from '../validation/rules.js';
-import { normalizeInPlace } from '../util/vector.js';
 
 export { checkIntInRange, checkNonNegativeInt, checkPositiveInt } from '../util/int-checks.js';
 
@@ -142,20 +141,27 @@ export function checkStringList(method: string, name: string, value: unknown, ch
 }
 
 /**
- * Checks a vector and returns an L2-normalised copy. No padding or truncation: a vector of
- * another length is a DIMENSION_MISMATCH.
+ * Checks a vector and returns an L2-normalised copy, in an array from `take` (a batch's `slab`)
+ * when given. No padding or truncation: a vector of another length is a DIMENSION_MISMATCH.
  */
-export function normalizedVector(method: string, name: string, value: unknown, dim: number | null): Float32Array {
+export function normalizedVector(method: string, name: string, value: unknown, dim: number | null, take?: (length: number) => Float32Array): Float32Array {
   if (!(value instanceof Float32Array)) throw invalid(method, `${name} must be a Float32Array`, value);
   if (dim !== null && value.length !== dim) {
     throw new HybridMindError('DIMENSION_MISMATCH', method, `${name} has ${value.length} dimensions, the store has ${dim}`);
   }
   if (value.length === 0) throw invalid(method, `${name} must not be empty`, value);
-  for (let i = 0; i < value.length; i++) {
-    if (!Number.isFinite(value[i])) throw invalid(method, `${name} must contain only finite numbers; index ${i} is`, value[i]);
+  // The norm doubles as the check: squares of f32 values cannot overflow an f64 sum, so it is
+  // finite exactly when every component is; only a failing vector is searched for the culprit.
+  let norm = 0;
+  for (let i = 0; i < value.length; i++) norm += value[i]! * value[i]!;
+  if (!Number.isFinite(norm)) {
+    const at = value.findIndex((x) => !Number.isFinite(x));
+    throw invalid(method, `${name} must contain only finite numbers; index ${at} is`, value[at]);
   }
-  const out = new Float32Array(value);
-  if (!normalizeInPlace(out)) throw invalid(method, `${name} must not be all zeros`, value);
+  if (norm === 0) throw invalid(method, `${name} must not be all zeros`, value);
+  const inverse = 1 / Math.sqrt(norm);
+  const out = take ? take(value.length) : new Float32Array(value.length);
+  for (let i = 0; i < value.length; i++) out[i] = value[i]! * inverse;
   return out;
 }
 

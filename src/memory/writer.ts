@@ -7,6 +7,7 @@ import type { Indexes } from './indexes.js';
 import { averageWithNeighbours } from './neighbour-averaging.js';
 import { applyPatch, duplicateId, prepareMemory, type PreparedMemory } from './rows.js';
 import { checkEdgeType, checkFiniteNumber, checkId, checkMetadata, checkOptionalTime, checkOptions, keysOf, normalizedVector } from './validate.js';
+import { slab } from '../util/vector.js';
 
 export const RELATE_KEYS = keysOf<RelateOptions>({ weight: true, metadata: true, validFrom: true });
 
@@ -39,9 +40,11 @@ export class Writer {
     let dim = this.#dim;
     const prepared: PreparedMemory[] = [];
     const seen = new Set<string>();
+    // SQLite and the indexes copy the vectors they keep, so the batch's can share blocks.
+    const take = slab(inputs.length);
     for (let i = 0; i < inputs.length; i++) {
       const label = inputs.length === 1 && name === 'input' ? name : `${name}[${i}]`;
-      const p = prepareMemory(method, label, inputs[i], now, dim);
+      const p = prepareMemory(method, label, inputs[i], now, dim, take);
       if (seen.has(p.row.id) || this.#indexes.catalog.noOf(p.row.id) !== undefined) throw duplicateId(method, p.row.id);
       seen.add(p.row.id);
       dim ??= p.vector?.length ?? null;

@@ -63,6 +63,25 @@ describe('dimensions', () => {
     expect((await mem.stats()).memories).toBe(0);
   });
 
+  it('names the first component that is not a finite number', async () => {
+    mem = await openMemory({ embedder: null, dim: 3 });
+    const error = await mem.store({ text: 'a', embedding: new Float32Array([1, 0, Number.POSITIVE_INFINITY]) }).catch((e: unknown) => e as Error);
+    expect((error as Error).message).toMatch(/input\.embedding must contain only finite numbers; index 2 is.*Infinity/);
+  });
+
+  it('keeps every vector of a batch larger than the blocks its vectors share', async () => {
+    mem = await openMemory({ embedder: null, dim: 384 });
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32) - 0.5;
+    const vectors = Array.from({ length: 400 }, () => Float32Array.from({ length: 384 }, random));
+    await mem.storeMany(vectors.map((embedding, i) => ({ id: `v${i}`, text: `vector ${i}`, embedding })));
+    for (let i = 0; i < vectors.length; i++) {
+      const [hit] = await mem.recall('nearest', { mode: 'vector', k: 1, queryEmbedding: vectors[i] });
+      expect(hit!.id).toBe(`v${i}`);
+      expect(hit!.legs.vector!.score).toBeCloseTo(1, 5);
+    }
+  });
+
   it('fixes the dimension from the first vector and persists it', async () => {
     mem = await openMemory({ embedder: null });
     await mem.store({ text: 'a', embedding: new Float32Array([1, 2]) });
