@@ -256,9 +256,11 @@ describe('AdaptiveVectorIndex', () => {
   it('saves after writes go quiet only once a hundredth of the graph is unsaved; an export or close saves any change', async () => {
     const store = memoryStore();
     const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100, saveDelayMs: 0 }, { store });
+    expect(index.status().saveMs).toBeNull();
     fill(index, 800);
     await index.whenIndexed();
     expect(store.writes).toBe(1);
+    expect(index.status().saveMs).toBeGreaterThan(0);
     const quietPeriod = () => new Promise((r) => setTimeout(r, 20));
     // 8 changes in a graph of 808: under a hundredth, so neither the timer nor a quiet flush saves.
     for (let i = 800; i < 808; i++) index.add(i, vectors[i]!);

@@ -2,6 +2,7 @@ import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, AnnOptions, SavedBytes, Scored, VectorIndex, VectorReader } from '../types.js';
 import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
+import { AnnSaves } from './ann-saves.js';
 import { planRepair, REBUILD_DELETED_RATIO, type Repair } from './ann-repair.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { checkPacked } from './packed.js';
@@ -62,14 +63,6 @@ interface Dependencies {
 const COPIES_MAX_BYTES = 32 * 2 ** 20;
 
 const BATCH = 32;
-/**
- * Unsaved graph changes, as a share of the vectors held, from which a quiet period saves the
- * graph. A save rewrites all of it and holds the thread meanwhile (2.6 s at 100k vectors), after
- * every burst of writes; a graph saved without the last changes is brought up to date at the next
- * open instead (`planRepair`), in the background, for about a millisecond per change. Export and
- * close save whatever is unsaved.
- */
-const QUIET_SAVE_SHARE = 0.01;
 
 /**
  * The dense leg as the engine sees it: the exact flat scan always (the source of vectors, and the
@@ -85,8 +78,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
   readonly #flat: FlatVectorIndex;
   readonly #threshold: number;
   readonly #params: HnswParams;
-  readonly #saveDelayMs: number;
   readonly #store: SavedBytes | null;
+  readonly #saves: AnnSaves;
   readonly #logger: Logger;
   readonly #loadLibrary: () => Promise<Hnswlib>;
   readonly #read: VectorReader | null;
@@ -98,14 +91,10 @@ export class AdaptiveVectorIndex implements VectorIndex {
   #pending = new Set<number>();
   #state: AnnState = 'off';
   #epoch = 0;
-  #dirty = false;
-  /** Vectors added, replaced or removed in the graph since it was last saved (or restored exactly). */
-  #unsaved = 0;
-  #saveTimer: ReturnType<typeof setTimeout> | null = null;
   #waiters: Array<() => void> = [];
   /** The epoch of the read-back of the flat scan's f32 copies under way (`#resideLater`), if any. */
   #readBackEpoch: number | null = null;
-  #status: Omit<AnnStatus, 'state' | 'indexed' | 'vectors' | 'threshold'> = { source: null, loadMs: null, buildMs: null, saveMs: null, error: null };
+  #status: Omit<AnnStatus, 'state' | 'indexed' | 'vectors' | 'threshold' | 'saveMs'> = { source: null, loadMs: null, buildMs: null, error: null };
 
   constructor(flat: FlatVectorIndex, options: AnnOptions = {}, deps: Dependencies = {}) {
     this.#flat = flat;
@@ -118,9 +107,13 @@ export class AdaptiveVectorIndex implements VectorIndex {
       ...(options.efConstruction !== undefined ? { efConstruction: options.efConstruction } : {}),
       ...(options.efSearch !== undefined ? { efSearch: options.efSearch } : {}),
     };
-    this.#saveDelayMs = options.saveDelayMs ?? 2000;
     this.#store = deps.store ?? null;
     this.#logger = deps.logger ?? silentLogger;
+    this.#saves = new AnnSaves(this.#store, options.saveDelayMs ?? 2000, this.#logger, {
+      encode: () => this.#encode(),
+      ready: () => this.#state === 'ready',
+      size: () => this.#flat.size,
+    });
     this.#loadLibrary = deps.loadLibrary ?? loadHnswlib;
     this.#read = deps.read ?? null;
     this.#copiesMax = Math.floor((deps.copiesMaxBytes ?? COPIES_MAX_BYTES) / (this.dim * 4));
@@ -135,7 +128,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   status(): AnnStatus {
-    return { state: this.#state, indexed: this.#hnsw?.size ?? 0, vectors: this.#flat.size, threshold: this.#threshold, ...this.#status };
+    return { state: this.#state, indexed: this.#hnsw?.size ?? 0, vectors: this.#flat.size, threshold: this.#threshold, ...this.#status, saveMs: this.#saves.saveMs };
   }
 
   add(no: number, vector: Float32Array): void {
@@ -267,16 +260,10 @@ export class AdaptiveVectorIndex implements VectorIndex {
 
   /**
    * Saves unsaved graph changes now (an export or close); `quiet` (the store's save after its
-   * writes went quiet) only once they are many (`QUIET_SAVE_SHARE`).
+   * writes went quiet) only once they are many (`QUIET_SAVE_SHARE` in `ann-saves.ts`).
    */
   flush(quiet = false): void {
-    if (this.#saveTimer) clearTimeout(this.#saveTimer);
-    this.#saveTimer = null;
-    if (this.#dirty && this.#state === 'ready' && (!quiet || this.#worthSaving())) this.#save();
-  }
-
-  #worthSaving(): boolean {
-    return this.#unsaved >= QUIET_SAVE_SHARE * this.#flat.size;
+    this.#saves.flush(quiet);
   }
 
   /** Saves, then stops: what a store does before its database closes. */
@@ -306,11 +293,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       this.#logger('debug', `dense leg: past ${this.#copiesMax} vectors the exact scan keeps int8 codes and re-scores from the store`, { vectors: this.#flat.size });
     }
     if (this.#state === 'off' && this.#wanted()) this.#start();
-    if (this.#state === 'ready') {
-      this.#dirty = true;
-      this.#unsaved++;
-      this.#scheduleSave();
-    }
+    if (this.#state === 'ready') this.#saves.changed();
   }
 
   #guard(fn: () => void): void {
@@ -332,13 +315,10 @@ export class AdaptiveVectorIndex implements VectorIndex {
 
   #stop(): void {
     this.#epoch++;
-    if (this.#saveTimer) clearTimeout(this.#saveTimer);
-    this.#saveTimer = null;
+    this.#saves.reset();
     this.#hnsw?.dispose();
     this.#hnsw = null;
     this.#pending.clear();
-    this.#dirty = false;
-    this.#unsaved = 0;
   }
 
   #restart(reason: string): void {
@@ -393,7 +373,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       repair = plan;
       this.#hnsw = HnswVectorIndex.load(lib, this.dim, record.payload, record.nos, record.deleted, this.#params);
       for (const no of repair.removed) this.#hnsw.remove(no);
-      this.#unsaved = repair.removed.length;
+      this.#saves.reset(repair.removed.length);
     } catch (error) {
       this.#hnsw?.dispose();
       this.#hnsw = null;
@@ -471,7 +451,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
             vectors.push(vector);
           });
           if (nos.length > 0) this.#hnsw!.addMany(nos, vectors);
-          this.#unsaved += nos.length;
+          this.#saves.filled(nos.length);
         }
       } catch (error) {
         this.#fail(error);
@@ -484,14 +464,9 @@ export class AdaptiveVectorIndex implements VectorIndex {
       this.#status.buildMs = now() - started;
       this.#status.source = source;
       this.#ready();
-      this.#dirty = true;
-      if (source === 'build') {
-        this.#logger('info', `ann: HNSW built over ${this.#hnsw!.size} vectors in ${(this.#status.buildMs / 1000).toFixed(1)} s`, { vectors: this.#hnsw!.size });
-        if (this.#store?.background !== false) this.#save();
-      } else {
-        this.#logger('info', `ann: HNSW brought up to date in ${this.#status.buildMs.toFixed(0)} ms`, { vectors: this.#hnsw!.size });
-        this.#scheduleSave();
-      }
+      if (source === 'build') this.#logger('info', `ann: HNSW built over ${this.#hnsw!.size} vectors in ${(this.#status.buildMs / 1000).toFixed(1)} s`, { vectors: this.#hnsw!.size });
+      else this.#logger('info', `ann: HNSW brought up to date in ${this.#status.buildMs.toFixed(0)} ms`, { vectors: this.#hnsw!.size });
+      this.#saves.finished(source === 'build');
       this.#settle();
     };
     nextSlice(slice);
@@ -503,30 +478,14 @@ export class AdaptiveVectorIndex implements VectorIndex {
     if (this.#read !== null) this.#flat.release(this.#read);
   }
 
-  #scheduleSave(): void {
-    if (!this.#store || this.#store.background === false) return;
-    if (this.#saveTimer) clearTimeout(this.#saveTimer);
-    this.#saveTimer = later(() => {
-      this.#saveTimer = null;
-      if (this.#dirty && this.#state === 'ready' && this.#worthSaving()) this.#save();
-    }, this.#saveDelayMs);
-  }
-
-  #save(): void {
-    if (!this.#store || !this.#hnsw) return;
-    const started = now();
-    try {
-      const payload = this.#hnsw.save();
-      const nos = this.#hnsw.nos();
-      const digest = this.#digest!;
-      this.#store.write(encodeAnn({ dim: this.dim, digest: [digest.a, digest.b], params: this.#params, nos, deleted: this.#hnsw.deletedNos(), entries: digest.entries(nos), payload }));
-      this.#dirty = false;
-      this.#unsaved = 0;
-      this.#status.saveMs = now() - started;
-    } catch (error) {
-      // The exact scan and a rebuild at the next start cover for a failed save; nothing is lost.
-      this.#logger('warn', `ann: saving the HNSW index failed: ${messageOf(error)}`);
-    }
+  /** The serving graph's bytes for the store, with the digest of the vectors it was built from. */
+  #encode(): Uint8Array | null {
+    const hnsw = this.#hnsw;
+    if (hnsw === null) return null;
+    const payload = hnsw.save();
+    const nos = hnsw.nos();
+    const digest = this.#digest!;
+    return encodeAnn({ dim: this.dim, digest: [digest.a, digest.b], params: this.#params, nos, deleted: hnsw.deletedNos(), entries: digest.entries(nos), payload });
   }
 
   #settle(): void {
@@ -536,9 +495,3 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 }
 
-/** A save timer must not keep a Node process alive (the build's slices do, so awaiting it works). */
-function later(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
-  const timer = setTimeout(fn, ms);
-  (timer as { unref?: () => void }).unref?.();
-  return timer;
-}
