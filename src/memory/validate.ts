@@ -4,6 +4,7 @@ import type { Metadata, TimeInput } from '../types.js';
 import {
   edgeTypeProblem, idProblem, illFormedPath, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
 } from '../validation/rules.js';
+import { normalizeInto, squaredNorm } from '../util/vector.js';
 
 export { checkIntInRange, checkNonNegativeInt, checkPositiveInt } from '../util/int-checks.js';
 
@@ -150,18 +151,13 @@ export function normalizedVector(method: string, name: string, value: unknown, d
     throw new HybridMindError('DIMENSION_MISMATCH', method, `${name} has ${value.length} dimensions, the store has ${dim}`);
   }
   if (value.length === 0) throw invalid(method, `${name} must not be empty`, value);
-  // The norm doubles as the check: squares of f32 values cannot overflow an f64 sum, so it is
-  // finite exactly when every component is; only a failing vector is searched for the culprit.
-  let norm = 0;
-  for (let i = 0; i < value.length; i++) norm += value[i]! * value[i]!;
+  // The norm doubles as the check; only a failing vector is searched for the culprit.
+  const norm = squaredNorm(value);
   if (!Number.isFinite(norm)) {
     const at = value.findIndex((x) => !Number.isFinite(x));
     throw invalid(method, `${name} must contain only finite numbers; index ${at} is`, value[at]);
   }
   if (norm === 0) throw invalid(method, `${name} must not be all zeros`, value);
-  const inverse = 1 / Math.sqrt(norm);
-  const out = take ? take(value.length) : new Float32Array(value.length);
-  for (let i = 0; i < value.length; i++) out[i] = value[i]! * inverse;
-  return out;
+  return normalizeInto(value, norm, take ? take(value.length) : new Float32Array(value.length));
 }
 

@@ -1,13 +1,31 @@
 /**
+ * Σ vᵢ², summed in f64: squares of f32 values cannot overflow it, so it is finite exactly when every
+ * component is, and one pass both checks a vector and measures it.
+ */
+export function squaredNorm(vector: Float32Array): number {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
+  return norm;
+}
+
+/**
+ * Writes `vector` scaled to unit L2 length into `out` (`vector` itself to scale in place), given
+ * its {@link squaredNorm}, finite and not zero; returns `out`.
+ */
+export function normalizeInto(vector: Float32Array, norm: number, out: Float32Array): Float32Array {
+  const inv = 1 / Math.sqrt(norm);
+  for (let i = 0; i < vector.length; i++) out[i] = vector[i]! * inv;
+  return out;
+}
+
+/**
  * Scales `vector` in place to unit L2 length, which makes inner product the cosine every dense
  * leg ranks by. A zero vector has no direction: it is left as it is and false is returned.
  */
 export function normalizeInPlace(vector: Float32Array): boolean {
-  let norm = 0;
-  for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
+  const norm = squaredNorm(vector);
   if (norm === 0) return false;
-  const inv = 1 / Math.sqrt(norm);
-  for (let i = 0; i < vector.length; i++) vector[i] = vector[i]! * inv;
+  normalizeInto(vector, norm, vector);
   return true;
 }
 
