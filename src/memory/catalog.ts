@@ -182,6 +182,14 @@ export class Catalog {
     c.put(entry);
   }
 
+  /** How many memories are current at `reference` (as `statusAt` says), read from the columns when the numbers are dense: no entry is made. */
+  countCurrent(reference: number): number {
+    const current = this.acceptor(reference, false, false);
+    let count = 0;
+    for (const no of this.nos()) if (current(no)) count++;
+    return count;
+  }
+
   get(no: number): CatalogEntry | undefined {
     return this.#byNo.get(no) ?? this.#base?.get(no);
   }

@@ -301,24 +301,22 @@ export class MemoryCore {
 
   async stats(): Promise<Stats & { enrichment: EnrichmentStatus | null }> {
     this.#open('stats');
-    const { catalog, vector, graph } = this.#indexes;
-    const now = this.#now();
-    let current = 0;
-    const readiness: Record<Readiness, number> = { stored: 0, lexical: 0, semantic: 0 };
-    for (const e of catalog.values()) {
-      if (e.validFrom <= now && (e.validTo === null || e.validTo > now)) current++;
-      readiness[vector?.has(e.no) ? 'semantic' : 'lexical']++;
-    }
+    const { catalog, vector } = this.#indexes;
+    const current = catalog.countCurrent(this.#now());
+    // The vector index holds only memories the catalog holds (`recallReport` counts on it too).
+    const semantic = vector?.size ?? 0;
+    // Counted by SQLite, not the graph leg, whose size would first take every edge its background fill has not.
+    const edgeTypes = this.#repo.edgeTypeCounts();
     return {
       memories: catalog.size,
-      edges: graph.size,
+      edges: Object.values(edgeTypes).reduce((sum, n) => sum + n, 0),
       current,
       historical: catalog.size - current,
-      readiness,
+      readiness: { stored: 0, lexical: catalog.size - semantic, semantic },
       dim: vector?.dim ?? null,
       embedderId: this.#repo.getMeta('embedder_id'),
       schemaVersion: SCHEMA_VERSION,
-      edgeTypes: this.#repo.edgeTypeCounts(),
+      edgeTypes,
       vectorBytes: vector?.byteSize() ?? 0,
       storage: this.#repo.db.name,
       enrichment: this.#enrichment?.status() ?? null,

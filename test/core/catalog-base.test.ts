@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { statusAt } from '../../src/legs/time/temporal.js';
 import { Catalog } from '../../src/memory/catalog.js';
 import type { CatalogEntry } from '../../src/memory/catalog-entry.js';
 import { decodeCatalog, encodeCatalog } from '../../src/memory/saved-catalog.js';
@@ -50,6 +51,9 @@ function same(adopted: Catalog, built: Catalog, probeIds: string[]): void {
   for (const no of [...NOS, 2 ** 40, -1, 41, 1.5]) expect(adopted.get(no), `get(${no})`).toEqual(built.get(no));
   for (const id of probeIds) expect(adopted.noOf(id), `noOf(${id})`).toBe(built.noOf(id));
   for (const reference of [0, 10 * DAY, 40 * DAY, 200 * DAY]) {
+    const current = [...built.values()].filter((e) => statusAt(e, reference) === 'current').length;
+    expect(adopted.countCurrent(reference), `countCurrent at ${reference}`).toBe(current);
+    expect(built.countCurrent(reference), `countCurrent at ${reference}, built`).toBe(current);
     for (const asOf of [false, true]) {
       for (const historical of [false, true]) {
         const a = adopted.acceptor(reference, asOf, historical);

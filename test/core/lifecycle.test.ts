@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HybridMemory, SqliteWasmDriver, type SqlDriver } from '../../src/index.js';
 import { HashEmbedder, hashVector } from '../support/hash-embedder.js';
-import { DAY, NOW, ids, openMemory } from '../support/memory.js';
+import { DAY, NOW, ids, openMemory, recorder } from '../support/memory.js';
 import { codeOf } from '../support/errors.js';
 
 let mem: HybridMemory;
@@ -197,6 +197,32 @@ describe('persistence', () => {
     mem = await openMemory({ storage: { bytes } });
     expect(await mem.recall('which store is the source of truth?')).toEqual(before);
     expect(await mem.stats()).toMatchObject(stats);
+  });
+
+  it('counts a reopened store without taking the graph edges its background fill has not taken yet', async () => {
+    mem = await openMemory({ embedder: null, dim: 4 });
+    await mem.storeMany([
+      { id: 'old', text: 'superseded plan', embedding: Float32Array.of(1, 0, 0, 0), validFrom: NOW - 10 * DAY, validTo: NOW - DAY },
+      { id: 'now', text: 'current plan', embedding: Float32Array.of(0, 1, 0, 0) },
+      { id: 'later', text: 'plan from next week', validFrom: NOW + 7 * DAY },
+      { id: 'bare', text: 'no vector yet' },
+    ]);
+    await mem.relateMany([
+      { from: 'now', to: 'old', type: 'SUPERSEDES' },
+      { from: 'later', to: 'now', type: 'DEPENDS_ON' },
+      { from: 'bare', to: 'now', type: 'DEPENDS_ON' },
+    ]);
+    const bytes = await mem.exportDatabase();
+    await mem.close();
+    const { logger, messages } = recorder();
+    mem = await openMemory({ embedder: null, storage: { bytes }, logger });
+    const stats = await mem.stats();
+    expect(stats).toMatchObject({ memories: 4, edges: 3, edgeTypes: { DEPENDS_ON: 2, SUPERSEDES: 1 }, current: 2, historical: 2, readiness: { stored: 0, lexical: 2, semantic: 2 } });
+    // The fill then finishes on its own: stats() left it its edges.
+    const filled = () => messages.some((m) => m.startsWith('graph leg: took 3 edges'));
+    for (let turn = 0; turn < 50 && !filled(); turn++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(filled()).toBe(true);
+    expect(await mem.stats()).toEqual(stats);
   });
 
   it('embeds memories left without vectors when it reopens with an embedder', async () => {
