@@ -1,5 +1,5 @@
 import { partSpent } from '../util/slices.js';
-import type { CatalogEntry } from './catalog-entry.js';
+import { entryMatches, type CatalogEntry, type EntryFilter } from './catalog-entry.js';
 import { CREATED_AT, VALID_FROM, VALID_TO, type SavedCatalog } from './saved-catalog.js';
 import type { ValidityWindow } from './validity-window.js';
 
@@ -119,6 +119,22 @@ export class CatalogBase {
 
   *nos(): IterableIterator<number> {
     for (let row = 0; row < this.#saved.count; row++) if (this.#state[row] === LIVE) yield this.#saved.no(row);
+  }
+
+  /**
+   * Hands `take` the number of every memory `filter` matches, in the order `values` lists them: a
+   * saved row matched on its saved fields (no entry made), a replaced one by its new entry.
+   */
+  eachMatching(filter: EntryFilter, replacement: (no: number) => CatalogEntry | undefined, take: (no: number) => void): void {
+    for (let row = 0; row < this.#saved.count; row++) {
+      const state = this.#state[row];
+      if (state === LIVE) {
+        if (this.#saved.matches(row, filter)) take(this.#saved.no(row));
+      } else if (state === REPLACED) {
+        const entry = replacement(this.#saved.no(row));
+        if (entry && entryMatches(entry, filter)) take(entry.no);
+      }
+    }
   }
 
   /**

@@ -35,3 +35,14 @@ export function entryOf(row: Omit<MemoryRow, 'text'>): CatalogEntry {
     validTo: row.valid_to === null ? null : Number(row.valid_to),
   };
 }
+
+/** Which memories a listing keeps: each field given must match (a kind or domain exactly, the id by its start). */
+export interface EntryFilter {
+  kind: string | null;
+  domain: string | null;
+  idPrefix: string | null;
+}
+
+export function entryMatches(e: CatalogEntry, filter: EntryFilter): boolean {
+  return (filter.kind === null || e.kind === filter.kind) && (filter.domain === null || e.domain === filter.domain) && (filter.idPrefix === null || e.id.startsWith(filter.idPrefix));
+}

@@ -2,7 +2,7 @@ import { recordedBy, statusAt } from '../legs/time/temporal.js';
 import type { MemoryRow } from '../storage/repository.js';
 import { denseLimit } from '../util/number-positions.js';
 import { CatalogBase } from './catalog-base.js';
-import { entryOf, type CatalogEntry } from './catalog-entry.js';
+import { entryMatches, entryOf, type CatalogEntry, type EntryFilter } from './catalog-entry.js';
 import type { SavedCatalog } from './saved-catalog.js';
 import { emptyWindow, widen, type ValidityWindow } from './validity-window.js';
 
@@ -227,6 +227,24 @@ export class Catalog {
     }
     yield* base.values((no) => this.#byNo.get(no));
     for (const e of this.#byNo.values()) if (!base.replaced(e.no)) yield e;
+  }
+
+  /**
+   * The numbers of the memories `filter` matches, in the order `values` lists them, from `offset`
+   * on and at most `limit`, and how many match in all. A loaded memory is matched on its saved
+   * fields, so a page of a large store makes no entry.
+   */
+  page(filter: EntryFilter, offset: number, limit: number): { nos: number[]; total: number } {
+    const nos: number[] = [];
+    let total = 0;
+    const take = (no: number) => {
+      if (total >= offset && nos.length < limit) nos.push(no);
+      total++;
+    };
+    const base = this.#base;
+    base?.eachMatching(filter, (no) => this.#byNo.get(no), take);
+    for (const e of this.#byNo.values()) if (!base?.replaced(e.no) && entryMatches(e, filter)) take(e.no);
+    return { nos, total };
   }
 
   *nos(): IterableIterator<number> {

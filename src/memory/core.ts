@@ -294,9 +294,8 @@ export class MemoryCore {
     await this.#enrichment?.idle();
     const { catalog, vector } = this.#indexes;
     const failed = (this.#enrichment?.failedNumbers() ?? []).flatMap((no) => catalog.get(no)?.id ?? []);
-    let semantic = 0;
-    for (const e of catalog.values()) if (vector?.has(e.no)) semantic++;
-    return { embedderId: this.#embedder?.id ?? null, semantic, failed };
+    // The vector index holds only memories the catalog holds, as `stats` counts them.
+    return { embedderId: this.#embedder?.id ?? null, semantic: vector?.size ?? 0, failed };
   }
 
   async stats(): Promise<Stats & { enrichment: EnrichmentStatus | null }> {

@@ -51,15 +51,7 @@ export function checkList(method: string, options: unknown): CheckedList {
  * are read, through `record`.
  */
 export function listMemories(catalog: Catalog, options: unknown, record: (entry: CatalogEntry) => MemoryRecord): MemoryPage {
-  const o = checkList('list', options);
-  const page: CatalogEntry[] = [];
-  let total = 0;
-  for (const e of catalog.values()) {
-    if (o.kind !== null && e.kind !== o.kind) continue;
-    if (o.domain !== null && e.domain !== o.domain) continue;
-    if (o.idPrefix !== null && !e.id.startsWith(o.idPrefix)) continue;
-    if (total >= o.offset && page.length < o.limit) page.push(e);
-    total++;
-  }
-  return { records: page.map(record), total };
+  const { offset, limit, ...filter } = checkList('list', options);
+  const { nos, total } = catalog.page(filter, offset, limit);
+  return { records: nos.map((no) => record(catalog.entry(no))), total };
 }

@@ -12,7 +12,7 @@
 import type { Metadata } from '../types.js';
 import { readLE, writeLE } from '../util/endian.js';
 import { NumberPositions } from '../util/number-positions.js';
-import { NO_METADATA, type CatalogEntry } from './catalog-entry.js';
+import { NO_METADATA, type CatalogEntry, type EntryFilter } from './catalog-entry.js';
 import { joined, type Saved } from './saved-lexical.js';
 import { emptyWindow, widen, type ValidityWindow } from './validity-window.js';
 
@@ -107,6 +107,19 @@ export class SavedCatalog {
   id(row: number): string {
     const from = this.#starts[row]!;
     return this.#text.slice(from, from + this.#lengths[4 * row]!);
+  }
+
+  /** Whether the row's fields match `filter`, compared where they lie in the strings: nothing is sliced out. */
+  matches(row: number, filter: EntryFilter): boolean {
+    const text = this.#text;
+    const idAt = this.#starts[row]!;
+    const idLength = this.#lengths[4 * row]!;
+    if (filter.idPrefix !== null && !(filter.idPrefix.length <= idLength && text.startsWith(filter.idPrefix, idAt))) return false;
+    const kindAt = idAt + idLength;
+    const kindLength = this.#lengths[4 * row + 1]!;
+    if (filter.kind !== null && !(kindLength === filter.kind.length && text.startsWith(filter.kind, kindAt))) return false;
+    const domainLength = this.#lengths[4 * row + 2]!;
+    return filter.domain === null || (domainLength === filter.domain.length && text.startsWith(filter.domain, kindLength === NONE ? kindAt : kindAt + kindLength));
   }
 
   entry(row: number): CatalogEntry {

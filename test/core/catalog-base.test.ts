@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { statusAt } from '../../src/legs/time/temporal.js';
 import { Catalog } from '../../src/memory/catalog.js';
-import type { CatalogEntry } from '../../src/memory/catalog-entry.js';
+import type { CatalogEntry, EntryFilter } from '../../src/memory/catalog-entry.js';
 import { decodeCatalog, encodeCatalog } from '../../src/memory/saved-catalog.js';
 
 /**
@@ -43,6 +43,23 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   entryArb(2 ** 40).map((entry) => ({ op: 'sparse' as const, entry })),
 );
 
+/** Every field alone and together, values no entry holds, a kind that is another's start, an empty domain, a whole id as a prefix. */
+const FILTERS: EntryFilter[] = [
+  { kind: null, domain: null, idPrefix: null },
+  { kind: 'note', domain: null, idPrefix: null },
+  { kind: 'not', domain: null, idPrefix: null },
+  { kind: 'decision', domain: 'db', idPrefix: null },
+  { kind: null, domain: '', idPrefix: null },
+  { kind: null, domain: 'd', idPrefix: null },
+  { kind: null, domain: 'db', idPrefix: null },
+  { kind: null, domain: null, idPrefix: 'a' },
+  { kind: null, domain: null, idPrefix: 'b13' },
+  { kind: 'note', domain: '', idPrefix: 'c' },
+  // Longer than the id it starts: not a match, whatever follows the id where the strings lie.
+  { kind: null, domain: null, idPrefix: 'a0n' },
+  { kind: null, domain: null, idPrefix: 'b1d' },
+];
+
 function same(adopted: Catalog, built: Catalog, probeIds: string[]): void {
   expect(adopted.size).toBe(built.size);
   // The same entries in the same order: listing pages through them in it.
@@ -50,6 +67,14 @@ function same(adopted: Catalog, built: Catalog, probeIds: string[]): void {
   expect([...adopted.nos()].sort((a, b) => a - b)).toEqual([...built.values()].map((e) => e.no).sort((a, b) => a - b));
   for (const no of [...NOS, 2 ** 40, -1, 41, 1.5]) expect(adopted.get(no), `get(${no})`).toEqual(built.get(no));
   for (const id of probeIds) expect(adopted.noOf(id), `noOf(${id})`).toBe(built.noOf(id));
+  for (const filter of FILTERS) {
+    const matching = [...built.values()].filter((e) => (filter.kind === null || e.kind === filter.kind) && (filter.domain === null || e.domain === filter.domain) && (filter.idPrefix === null || e.id.startsWith(filter.idPrefix))).map((e) => e.no);
+    for (const [offset, limit] of [[0, 1000], [1, 2], [6, 3]] as const) {
+      const page = { nos: matching.slice(offset, offset + limit), total: matching.length };
+      expect(adopted.page(filter, offset, limit), `page of ${JSON.stringify(filter)} from ${offset}`).toEqual(page);
+      expect(built.page(filter, offset, limit), `page of ${JSON.stringify(filter)} from ${offset}, built`).toEqual(page);
+    }
+  }
   for (const reference of [0, 10 * DAY, 40 * DAY, 200 * DAY]) {
     const current = [...built.values()].filter((e) => statusAt(e, reference) === 'current').length;
     expect(adopted.countCurrent(reference), `countCurrent at ${reference}`).toBe(current);
