@@ -159,7 +159,7 @@ export class MemoryCore {
   async update(id: string, patch: MemoryPatch): Promise<MemoryRecord> {
     this.#open('update');
     this.#writer.update(id, patch);
-    return this.#record(id);
+    return this.#record(this.#repo.memoryById(id)!);
   }
 
   /** Removes a memory, its vector and its edges (undoing supersessions it made) from SQLite and every leg. */
@@ -171,7 +171,9 @@ export class MemoryCore {
   async get(id: string): Promise<MemoryRecord | null> {
     this.#open('get');
     checkId('get', 'id', id);
-    return this.#indexes.catalog.noOf(id) === undefined ? null : this.#record(id);
+    // By id in SQLite: a lookup in a loaded catalog would first make its whole id map.
+    const row = this.#repo.memoryById(id);
+    return row ? this.#record(row) : null;
   }
 
   /**
@@ -183,7 +185,7 @@ export class MemoryCore {
    */
   async list(options: ListOptions = {}): Promise<MemoryPage> {
     this.#open('list');
-    return listMemories(this.#indexes.catalog, options, (e) => this.#record(e.id));
+    return listMemories(this.#indexes.catalog, options, (no) => this.#record(this.#repo.memoryByNo(no)!));
   }
 
   async edges(id: string, options: { direction?: Direction } = {}): Promise<Edge[]> {
@@ -458,10 +460,8 @@ export class MemoryCore {
     return no;
   }
 
-  #record(id: string): MemoryRecord {
-    const no = this.#indexes.catalog.noOf(id)!;
-    const row = this.#repo.memoryByNo(no) as MemoryRow;
-    const readiness: Readiness = this.#indexes.vector?.has(no) ? 'semantic' : 'lexical';
+  #record(row: MemoryRow): MemoryRecord {
+    const readiness: Readiness = this.#indexes.vector?.has(row.no) ? 'semantic' : 'lexical';
     return toRecord(row, this.#now(), readiness);
   }
 

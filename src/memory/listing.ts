@@ -1,6 +1,5 @@
 import type { MemoryRecord } from '../types.js';
 import type { Catalog } from './catalog.js';
-import type { CatalogEntry } from './catalog-entry.js';
 import { checkId, checkNonNegativeInt, checkOptionalLabel, checkOptions, checkPositiveInt, keysOf } from './validate.js';
 
 /** Which memories `list()` returns and which page of them. */
@@ -50,8 +49,8 @@ export function checkList(method: string, options: unknown): CheckedList {
  * A page of the catalog in storage order, filtered without reading SQLite; only the page's rows
  * are read, through `record`.
  */
-export function listMemories(catalog: Catalog, options: unknown, record: (entry: CatalogEntry) => MemoryRecord): MemoryPage {
+export function listMemories(catalog: Catalog, options: unknown, record: (no: number) => MemoryRecord): MemoryPage {
   const { offset, limit, ...filter } = checkList('list', options);
   const { nos, total } = catalog.page(filter, offset, limit);
-  return { records: nos.map((no) => record(catalog.entry(no))), total };
+  return { records: nos.map(record), total };
 }
