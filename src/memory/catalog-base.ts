@@ -1,6 +1,6 @@
 import { partSpent } from '../util/slices.js';
 import { entryMatches, type CatalogEntry, type EntryFilter } from './catalog-entry.js';
-import { CREATED_AT, VALID_FROM, VALID_TO, type SavedCatalog } from './saved-catalog.js';
+import { CREATED_AT, VALID_FROM, VALID_TO, type CatalogWriter, type SavedCatalog } from './saved-catalog.js';
 import type { ValidityWindow } from './validity-window.js';
 
 /** A saved row's state: still answered from here, forgotten, or replaced by an entry the catalog keeps in its maps. */
@@ -119,6 +119,19 @@ export class CatalogBase {
 
   *nos(): IterableIterator<number> {
     for (let row = 0; row < this.#saved.count; row++) if (this.#state[row] === LIVE) yield this.#saved.no(row);
+  }
+
+  /** Every memory to `writer` in the order `values` lists them: saved rows copied as they were saved, a replaced one as its new entry. */
+  writeTo(writer: CatalogWriter, replacement: (no: number) => CatalogEntry | undefined): void {
+    let run = 0;
+    for (let row = 0; row < this.#saved.count; row++) {
+      if (this.#state[row] === LIVE) continue;
+      this.#saved.copyRows(run, row, writer);
+      run = row + 1;
+      const entry = this.#state[row] === REPLACED ? replacement(this.#saved.no(row)) : undefined;
+      if (entry) writer.entry(entry);
+    }
+    this.#saved.copyRows(run, this.#saved.count, writer);
   }
 
   /**

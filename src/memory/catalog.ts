@@ -3,7 +3,7 @@ import type { MemoryRow } from '../storage/repository.js';
 import { denseLimit } from '../util/number-positions.js';
 import { CatalogBase } from './catalog-base.js';
 import { entryMatches, entryOf, type CatalogEntry, type EntryFilter } from './catalog-entry.js';
-import type { SavedCatalog } from './saved-catalog.js';
+import { CatalogWriter, type SavedCatalog } from './saved-catalog.js';
 import { emptyWindow, widen, type ValidityWindow } from './validity-window.js';
 
 /**
@@ -245,6 +245,15 @@ export class Catalog {
     base?.eachMatching(filter, (no) => this.#byNo.get(no), take);
     for (const e of this.#byNo.values()) if (!base?.replaced(e.no) && entryMatches(e, filter)) take(e.no);
     return { nos, total };
+  }
+
+  /** The bytes `encodeCatalog(values())` writes, with a loaded catalog's unchanged rows copied as they were saved instead of made into entries. */
+  save(): Uint8Array {
+    const writer = new CatalogWriter();
+    const base = this.#base;
+    base?.writeTo(writer, (no) => this.#byNo.get(no));
+    for (const e of this.#byNo.values()) if (!base?.replaced(e.no)) writer.entry(e);
+    return writer.bytes();
   }
 
   *nos(): IterableIterator<number> {

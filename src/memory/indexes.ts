@@ -7,7 +7,7 @@ import type { MemoryRow, Repository } from '../storage/repository.js';
 import { inSlices, now } from '../util/slices.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
-import { CATALOG, encodeCatalog } from './saved-catalog.js';
+import { CATALOG } from './saved-catalog.js';
 import { ENTITIES, LEXICAL, loadSaved, QUANTIZED, save, saveBytes, savedParts, storeStamp } from './saved-lexical.js';
 import { joinParts, type PartedBytes } from '../util/parted-bytes.js';
 import { readAll } from './read-store.js';
@@ -210,7 +210,7 @@ export class Indexes implements RecallParts {
     save(this.repository, LEXICAL, stamp, this.lexical);
     yield;
     save(this.repository, ENTITIES, stamp, this.entities);
-    saveBytes(this.repository, CATALOG.name, stamp, encodeCatalog(this.catalog.values()));
+    saveBytes(this.repository, CATALOG.name, stamp, this.catalog.save());
     yield;
     const quantized = this.vector?.saveQuantized?.() ?? null;
     if (quantized) saveBytes(this.repository, QUANTIZED, stamp, quantized);

@@ -28,32 +28,57 @@ export const VALID_FROM = 2;
 export const VALID_TO = 3;
 
 export function encodeCatalog(entries: Iterable<CatalogEntry>): Uint8Array {
-  const list = [...entries];
-  const n = list.length;
-  const numbers = new Float64Array(4 * n);
-  const lengths = new Uint32Array(4 * n);
-  const strings: string[] = [];
-  list.forEach((e, i) => {
-    numbers[i] = e.no;
-    numbers[n + i] = e.createdAt;
-    numbers[2 * n + i] = e.validFrom;
-    numbers[3 * n + i] = e.validTo ?? Number.NaN;
-    [e.id, e.kind, e.domain, JSON.stringify(e.metadata)].forEach((part, j) => {
-      lengths[4 * i + j] = part === null ? NONE : part.length;
-      if (part !== null) strings.push(part);
-    });
-  });
-  const text = new TextEncoder().encode(strings.join(''));
-  const out = new Uint8Array(HEAD + 48 * n + 4 + text.length);
-  const view = new DataView(out.buffer);
-  out.set(MAGIC, 0);
-  view.setUint32(MAGIC.length, VERSION, true);
-  view.setUint32(MAGIC.length + 4, n, true);
-  writeLE(out, HEAD, numbers);
-  writeLE(out, HEAD + 32 * n, lengths);
-  view.setUint32(HEAD + 48 * n, text.length, true);
-  out.set(text, HEAD + 48 * n + 4);
-  return out;
+  const writer = new CatalogWriter();
+  for (const e of entries) writer.entry(e);
+  return writer.bytes();
+}
+
+/** Rows in the order they come, each an entry or saved rows copied as they were saved, then the bytes `encodeCatalog` writes for them. */
+export class CatalogWriter {
+  /** no, created_at, valid_from, valid_to (NaN for none) per row, a column each. */
+  readonly #columns: [number[], number[], number[], number[]] = [[], [], [], []];
+  readonly #lengths: number[] = [];
+  readonly #strings: string[] = [];
+
+  entry(e: CatalogEntry): void {
+    this.row(e.no, e.createdAt, e.validFrom, e.validTo ?? Number.NaN);
+    for (const part of [e.id, e.kind, e.domain, JSON.stringify(e.metadata)]) {
+      this.#lengths.push(part === null ? NONE : part.length);
+      if (part !== null) this.#strings.push(part);
+    }
+  }
+
+  /** A row's numbers; its four string lengths and its strings follow through `lengths` and `text`. */
+  row(no: number, createdAt: number, validFrom: number, validTo: number): void {
+    const [nos, created, from, to] = this.#columns;
+    nos.push(no);
+    created.push(createdAt);
+    from.push(validFrom);
+    to.push(validTo);
+  }
+
+  lengths(id: number, kind: number, domain: number, metadata: number): void {
+    this.#lengths.push(id, kind, domain, metadata);
+  }
+
+  text(strings: string): void {
+    this.#strings.push(strings);
+  }
+
+  bytes(): Uint8Array {
+    const n = this.#columns[0].length;
+    const text = new TextEncoder().encode(this.#strings.join(''));
+    const out = new Uint8Array(HEAD + 48 * n + 4 + text.length);
+    const view = new DataView(out.buffer);
+    out.set(MAGIC, 0);
+    view.setUint32(MAGIC.length, VERSION, true);
+    view.setUint32(MAGIC.length + 4, n, true);
+    this.#columns.forEach((column, c) => writeLE(out, HEAD + 8 * n * c, Float64Array.from(column)));
+    writeLE(out, HEAD + 32 * n, Uint32Array.from(this.#lengths));
+    view.setUint32(HEAD + 48 * n, text.length, true);
+    out.set(text, HEAD + 48 * n + 4);
+    return out;
+  }
 }
 
 /**
@@ -142,6 +167,19 @@ export class SavedCatalog {
       validFrom: this.validFrom(row),
       validTo: Number.isNaN(to) ? null : to,
     };
+  }
+
+  /**
+   * Rows `from` up to `to` as they were saved, to `writer`: their strings lie back to back, so
+   * they go as one piece, and no entry is made (a catalog saved again after a few changes).
+   */
+  copyRows(from: number, to: number, writer: CatalogWriter): void {
+    if (from >= to) return;
+    for (let row = from; row < to; row++) {
+      writer.row(this.no(row), this.createdAt(row), this.validFrom(row), this.#numbers[VALID_TO * this.count + row]!);
+      writer.lengths(this.#lengths[4 * row]!, this.#lengths[4 * row + 1]!, this.#lengths[4 * row + 2]!, this.#lengths[4 * row + 3]!);
+    }
+    writer.text(this.#text.slice(this.#starts[from], to < this.count ? this.#starts[to] : this.#text.length));
   }
 
   *entries(): IterableIterator<CatalogEntry> {

@@ -228,7 +228,7 @@ describe('saved indexes at open', () => {
     const saved = readParts(driver, 'derived_index', 'quantized')!;
     const dim = new DataView(saved.buffer, saved.byteOffset).getUint32(8, true);
     const run = decodeQuantized('test', saved, dim);
-    const v1 = encodeQuantized(dim, Int32Array.from(run.nos.keys()), run.nos, run.meta, run.codes)!;
+    const v1 = encodeQuantized(dim, run.nos, run.meta, run.codes)!;
     writeParts(driver, 'derived_index', 'quantized', { stamp }, v1);
     const log = recorder();
     expect(await answers(await open(driver, log.logger))).toEqual(expected);

@@ -199,8 +199,7 @@ export class FlatVectorIndex implements VectorIndex {
    * (see `useQuantized`, `adoptQuantized`), with each vector's digest entry when `digests` is given.
    */
   saveQuantized(digests: DigestEntries | null = null): Uint8Array | null {
-    const order = Int32Array.from(this.#slotToNo.subarray(0, this.#size).keys()).sort((a, b) => this.#slotToNo[a]! - this.#slotToNo[b]!);
-    return encodeQuantized(this.dim, order, this.#slotToNo, this.#meta, this.#arena.codes, digests);
+    return encodeQuantized(this.dim, this.#slotToNo.subarray(0, this.#size), this.#meta, this.#arena.codes, digests);
   }
 
   /**
