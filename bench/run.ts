@@ -9,6 +9,9 @@
  *                                    named; default sizes 10000,100000,1000000), written to
  *                                    bench/results/scale.json and .md
  *   --ready-minutes 55               scale: longest wait per size for HNSW before the queries run anyway
+ *   --part api                       the calls besides recall (stats, get, list, …, close) on a reopened
+ *                                    file store, right after the open and again (only when named;
+ *                                    bench/api/), written to bench/results/api.json and .md
  *   --part browser                   the speed harness in a Chromium worker on OPFS (only when named;
  *                                    bench/browser/), written to bench/results/browser.json and .md
  *   --sizes 10000,100000             store sizes for speed (default 10000,100000)
@@ -168,6 +171,24 @@ if (parts.has('postgres') || parts.has('postgres-speed')) {
     seconds: Number(values.seconds ?? (smoke ? 5 : 60)),
     out: values.out ?? (smoke ? 'postgres-smoke' : 'postgres'),
     log,
+  });
+}
+if (parts.has('api')) {
+  const { runApi, renderApi } = await import('./api/run.js');
+  const sizes = (values.sizes ?? (smoke ? '2000' : '10000,100000')).split(',').map(Number);
+  const rounds = Number(values.rounds ?? 3);
+  const base = { createdAt: new Date().toISOString(), commit: sourceCommit() };
+  const name = values.out ?? (smoke ? 'api-smoke' : 'api');
+  await runApi({
+    sizes,
+    rounds,
+    log,
+    onSize: async (done) => {
+      const report = { ...base, machine, settings: { sizes, rounds }, sizes: done };
+      await writeFile(new URL(`${name}.json`, dir), JSON.stringify(report, null, 2));
+      await writeFile(new URL(`${name}.md`, dir), renderApi(report));
+      log(`wrote bench/results/${name}.json, ${name}.md (sizes ${done.map((s) => s.n).join(', ')})`);
+    },
   });
 }
 if (parts.has('browser')) {

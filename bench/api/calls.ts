@@ -1,0 +1,34 @@
+/** The calls `child.ts` times and what it hands back, apart from it: importing the child would run it. */
+import type { HybridMemory } from '../../src/index.js';
+import type { SpeedQuery } from '../lib/corpus.js';
+
+export interface ApiChildOptions {
+  file: string;
+  n: number;
+  query: { text: string; vector: number[] };
+}
+
+export interface ApiChildResult {
+  openMs: number;
+  /** Per call, in `CALLS` order: right after the open, then again. */
+  first: number[];
+  again: number[];
+  storeMs: number;
+  closeMs: number;
+}
+
+type Call = [name: string, run: (mem: HybridMemory, id: string, query: SpeedQuery) => Promise<unknown>];
+
+/** What an inspector or an agent asks of a store it has just opened (the README's API table). */
+export const CALLS: Call[] = [
+  ['stats()', (mem) => mem.stats()],
+  ['get(id)', (mem, id) => mem.get(id)],
+  ['list({ limit: 50 })', (mem) => mem.list({ limit: 50 })],
+  ["list({ kind: 'decision', offset: 500 })", (mem) => mem.list({ kind: 'decision', offset: 500 })],
+  ['edges(id)', (mem, id) => mem.edges(id)],
+  ['trace(id)', (mem, id) => mem.trace(id)],
+  ['ready()', (mem) => mem.ready()],
+  ['recall(query), k 10', (mem, _id, q) => mem.recall(q.text, { k: 10, queryEmbedding: q.vector })],
+  ['context(query)', (mem, _id, q) => mem.context(q.text, { queryEmbedding: q.vector })],
+];
+

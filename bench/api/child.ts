@@ -1,0 +1,35 @@
+/**
+ * One reopen of a store built by `run.ts`, in a fresh process: `node --expose-gc --import tsx
+ * bench/api/child.ts <json options>`. Opens the file, times each call of `CALLS` right after the
+ * open (before any background work ran) and then again, then one write and the close that saves
+ * the derived indexes it changed; prints the timings as JSON.
+ */
+import { HybridMemory } from '../../src/index.js';
+import { CALLS, type ApiChildOptions, type ApiChildResult } from './calls.js';
+
+async function main(o: ApiChildOptions): Promise<ApiChildResult> {
+  const query = { text: o.query.text, vector: Float32Array.from(o.query.vector) };
+  const id = `d${Math.floor(o.n / 2) + 1}`;
+  let t0 = performance.now();
+  const mem = await HybridMemory.open({ storage: o.file, embedder: null, ann: false });
+  const openMs = performance.now() - t0;
+  const round = async () => {
+    const out: number[] = [];
+    for (const [, run] of CALLS) {
+      t0 = performance.now();
+      await run(mem, id, query);
+      out.push(performance.now() - t0);
+    }
+    return out;
+  };
+  const first = await round();
+  const again = await round();
+  t0 = performance.now();
+  await mem.store({ id: `api-${process.pid}`, text: 'one more decision: Order #4821 ships on Tuesday', kind: 'decision', embedding: query.vector });
+  const storeMs = performance.now() - t0;
+  t0 = performance.now();
+  await mem.close();
+  return { openMs, first, again, storeMs, closeMs: performance.now() - t0 };
+}
+
+process.stdout.write(JSON.stringify(await main(JSON.parse(process.argv[2]!) as ApiChildOptions)));

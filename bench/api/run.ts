@@ -1,0 +1,100 @@
+/**
+ * `npm run bench -- --part api`: what the calls other than a recall cost on a large store, right
+ * after it opens and once it has settled. Per size, a store is built once on the Node file store
+ * (the speed harness's corpus, every tenth memory of kind `decision`, its DEPENDS_ON edges), then
+ * each round copies the file and reopens the copy in a fresh process (`child.ts`); medians over
+ * the rounds go to bench/results/api.json and .md.
+ */
+import { execFile } from 'node:child_process';
+import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { HybridMemory } from '../../src/index.js';
+import { makeCorpus, makeEdges } from '../lib/corpus.js';
+import { ms, table } from '../lib/format.js';
+import { quantile } from '../lib/stats.js';
+import { CALLS, type ApiChildOptions, type ApiChildResult } from './calls.js';
+
+export interface ApiSize {
+  n: number;
+  edges: number;
+  fileBytes: number;
+  rounds: ApiChildResult[];
+  load: [number, number];
+}
+
+export interface ApiReport {
+  createdAt: string;
+  commit: string;
+  machine: Record<string, unknown>;
+  settings: { sizes: number[]; rounds: number };
+  sizes: ApiSize[];
+}
+
+const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
+const run = promisify(execFile);
+
+async function build(file: string, n: number): Promise<number> {
+  const { docs } = makeCorpus(n, 384);
+  const edges = makeEdges(docs);
+  const mem = await HybridMemory.open({ storage: file, embedder: null, dim: 384, ann: false });
+  for (let i = 0; i < docs.length; i += 1000) {
+    await mem.storeMany(docs.slice(i, i + 1000).map((d, j) => ({ id: d.id, text: d.text, embedding: d.vector, createdAt: d.createdAt, kind: (i + j) % 10 === 0 ? 'decision' : 'note' })));
+  }
+  await mem.relateMany(edges.map(([from, to]) => ({ from, to, type: 'DEPENDS_ON' })));
+  await mem.close();
+  return edges.length;
+}
+
+export async function runApi(o: { sizes: number[]; rounds: number; log: (line: string) => void; onSize: (done: ApiSize[]) => Promise<void> }): Promise<ApiSize[]> {
+  const dir = await mkdtemp(join(os.tmpdir(), 'hybridmind-api-'));
+  const done: ApiSize[] = [];
+  try {
+    for (const n of o.sizes) {
+      const load: [number, number] = [os.loadavg()[0]!, 0];
+      const built = join(dir, `built-${n}.db`);
+      o.log(`api: n = ${n}, building`);
+      const edges = await build(built, n);
+      const q = makeCorpus(n, 384).queries[0]!;
+      const rounds: ApiChildResult[] = [];
+      for (let r = 1; r <= o.rounds; r++) {
+        const file = join(dir, `round-${n}-${r}.db`);
+        await copyFile(built, file);
+        const options: ApiChildOptions = { file, n, query: { text: q.text, vector: [...q.vector] } };
+        const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD, JSON.stringify(options)], { maxBuffer: 1 << 20 });
+        rounds.push(JSON.parse(stdout) as ApiChildResult);
+        await rm(file, { force: true });
+        o.log(`  round ${r}: open ${rounds[r - 1]!.openMs.toFixed(0)} ms, close after one write ${rounds[r - 1]!.closeMs.toFixed(0)} ms`);
+      }
+      load[1] = os.loadavg()[0]!;
+      done.push({ n, edges, fileBytes: (await stat(built)).size, rounds, load });
+      await o.onSize(done);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return done;
+}
+
+const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5);
+
+export function renderApi(r: ApiReport): string {
+  const sections = r.sizes.map((s) => {
+    const rows = CALLS.map(([name], i) => [name, ms(median(s.rounds.map((x) => x.first[i]!))), ms(median(s.rounds.map((x) => x.again[i]!)))]);
+    rows.unshift(['open (HybridMemory.open of the file)', ms(median(s.rounds.map((x) => x.openMs))), '']);
+    rows.push(['store(one memory), after the calls above', ms(median(s.rounds.map((x) => x.storeMs))), ''], ['close() after that write (saves the derived indexes)', ms(median(s.rounds.map((x) => x.closeMs))), '']);
+    return [`## n = ${s.n.toLocaleString('en')} memories, ${s.edges.toLocaleString('en')} edges (${(s.fileBytes / 2 ** 20).toFixed(0)} MiB file; load ${s.load[0].toFixed(2)} → ${s.load[1].toFixed(2)})`, '', table(['call', 'right after the open, ms', 'again, ms'], rows)].join('\n');
+  });
+  return [
+    '# HybridMind: the calls besides recall on a large store',
+    '',
+    `${r.createdAt}, commit ${r.commit.slice(0, 12)}. Machine: ${String(r.machine['cpu'] ?? '')}, ${String(r.machine['cores'] ?? '')} cores.`,
+    '',
+    `Method: per size, one store built on the Node file store (the speed harness's corpus and edges, every tenth memory of kind \`decision\`, 384-d precomputed vectors, \`ann: false\`), closed, then copied and reopened ${r.settings.rounds} times, each in a fresh Node process (\`bench/api/child.ts\`). Each call runs once right after the open, before any background work (the graph's edge fill, the catalog's id map) had a turn, and once more after the first pass; then one \`store()\` and the \`close()\` that saves what it changed. Medians over the rounds. The id asked about is the middle memory's; the query is the speed harness's first, with its vector.`,
+    '',
+    ...sections,
+    '',
+  ].join('\n');
+}
