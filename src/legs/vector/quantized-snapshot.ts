@@ -59,7 +59,7 @@ export function encodeQuantized(dim: number, slotToNo: Int32Array, meta: Float64
   view.setUint32(12, count, true);
   const nos = new Int32Array(out.buffer, HEADER, count);
   const bounds = new Float64Array(out.buffer, at.meta, count * META);
-  if (isAscending(slotToNo)) {
+  if (firstDescent(slotToNo) < 0) {
     // Slots are in number order unless memories were removed or stored out of order: most saves
     // copy each section whole, where sorting 100k slots and copying them one by one took ~0.1 s.
     nos.set(slotToNo);
@@ -82,9 +82,10 @@ export function encodeQuantized(dim: number, slotToNo: Int32Array, meta: Float64
   return out;
 }
 
-function isAscending(nos: Int32Array): boolean {
-  for (let i = 1; i < nos.length; i++) if (!(nos[i]! > nos[i - 1]!)) return false;
-  return true;
+/** Where `nos` first fails to increase, or −1 when they increase throughout. */
+function firstDescent(nos: Int32Array): number {
+  for (let i = 1; i < nos.length; i++) if (!(nos[i]! > nos[i - 1]!)) return i;
+  return -1;
 }
 
 /** The header's count and version, and where each section starts, checked against a value of `length` bytes. */
@@ -106,7 +107,8 @@ function headerOf(method: string, head: Uint8Array, length: number, dim: number)
 const corrupt = (method: string, what: string) => new HybridMindError('CORRUPT', method, what);
 
 function checkAscending(method: string, nos: Int32Array): void {
-  if (!isAscending(nos)) throw corrupt(method, 'numbers are not ascending');
+  const at = firstDescent(nos);
+  if (at >= 0) throw corrupt(method, `numbers are not ascending at ${at}`);
 }
 
 /** Reads `encodeQuantized` bytes for an index of `dim`; anything else is a `CORRUPT` error. */
