@@ -54,7 +54,7 @@ export function renderBrowser(r: BrowserReport): string {
     s.n.toLocaleString('en'),
     num(s.hitsPerQuery, 1),
     num(s.ingest.storeMs / 1000, 1), num(s.ingest.relateMs / 1000, 2), num(s.ingest.readyMs / 1000, 2),
-    ms(s.coldOpen.connectMs), ms(s.coldOpen.firstAnswerMs), ms(s.coldOpen.reloadToAnswerMs), ms(s.coldOpen.emptyOpenMs),
+    ms(s.coldOpen.connectMs), ms(s.coldOpen.firstAnswerMs), ms(s.coldOpen.statsMs), ms(s.coldOpen.reloadToAnswerMs), ms(s.coldOpen.emptyOpenMs),
     mib(workerBytes(s.memory.afterIngest)), mib(workerBytes(s.memory.afterColdOpen)),
     mib(s.renderer.afterQueries.bytes), mib(s.renderer.afterColdOpen.bytes),
   ]);
@@ -87,7 +87,7 @@ export function renderBrowser(r: BrowserReport): string {
     '',
     '## Browser detail',
     '',
-    table(['n', 'hits/query', 'storeMany s', 'relateMany s', 'ready s', 'connect ms', 'first answer ms', 'reload → answer ms', 'empty store connect ms', 'worker MiB after ingest', 'worker MiB after cold open', 'renderer RSS MiB after queries', 'renderer RSS MiB after cold open'], detail),
+    table(['n', 'hits/query', 'storeMany s', 'relateMany s', 'ready s', 'connect ms', 'first answer ms', 'then stats() ms', 'reload → answer ms', 'empty store connect ms', 'worker MiB after ingest', 'worker MiB after cold open', 'renderer RSS MiB after queries', 'renderer RSS MiB after cold open'], detail),
     ...(errors.length ? ['', 'Memory not measured:', ...errors] : []),
     '',
   ].join('\n');
