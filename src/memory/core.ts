@@ -224,7 +224,7 @@ export class MemoryCore {
     this.#open('recall');
     const now = this.#now();
     const { hits, legsRun } = search(this.#indexes, o, query, queryVector, now);
-    return { hits, pendingSemantic: this.#indexes.catalog.size - (this.#indexes.vector?.size ?? 0), legsRun };
+    return { hits, pendingSemantic: this.#indexes.catalog.size - this.#indexes.semantic, legsRun };
   }
 
   /** The same query through each leg alone and fused, side by side. */
@@ -294,18 +294,16 @@ export class MemoryCore {
   async ready(): Promise<ReadyReport> {
     this.#open('ready');
     await this.#enrichment?.idle();
-    const { catalog, vector } = this.#indexes;
+    const { catalog } = this.#indexes;
     const failed = (this.#enrichment?.failedNumbers() ?? []).flatMap((no) => catalog.get(no)?.id ?? []);
-    // The vector index holds only memories the catalog holds, as `stats` counts them.
-    return { embedderId: this.#embedder?.id ?? null, semantic: vector?.size ?? 0, failed };
+    return { embedderId: this.#embedder?.id ?? null, semantic: this.#indexes.semantic, failed };
   }
 
   async stats(): Promise<Stats & { enrichment: EnrichmentStatus | null }> {
     this.#open('stats');
     const { catalog, vector } = this.#indexes;
     const current = catalog.countCurrent(this.#now());
-    // The vector index holds only memories the catalog holds (`recallReport` counts on it too).
-    const semantic = vector?.size ?? 0;
+    const semantic = this.#indexes.semantic;
     // Counted by SQLite, not the graph leg, whose size would first take every edge its background fill has not.
     const edgeTypes = this.#repo.edgeTypeCounts();
     return {

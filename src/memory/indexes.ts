@@ -62,6 +62,11 @@ export class Indexes implements RecallParts {
     if (options.dim !== null) this.vector = this.#createVectorIndex(options.dim);
   }
 
+  /** Memories the dense leg searches: the vector index holds only memories the catalog holds (a vector is committed only for one it still has). */
+  get semantic(): number {
+    return this.vector?.size ?? 0;
+  }
+
   #createVectorIndex(dim: number): VectorIndex {
     return this.#legs.vector(dim, sqlAnnStore(this.repository.db, this.#options.backgroundSaves), (nos, into) => readVectorsByNo(this.repository.db, nos, into));
   }
