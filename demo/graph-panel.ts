@@ -52,6 +52,9 @@ export class GraphPanel {
       const trace = await this.#mem.trace(id, { depth: 2 });
       if (this.#shown !== id) return;
       $('graph-title').textContent = `${id} · ${trace.nodes.length} memories, ${trace.edges.length} edges within 2 links`;
+      // The same neighbourhood asked for again (a click on the memory shown, a change elsewhere in
+      // the store) keeps the reader's zoom and pan, which a new drawing would reset.
+      if (this.#drawnAt && this.#drawn?.centre === id && JSON.stringify(this.#drawn.trace) === JSON.stringify(trace)) return;
       this.#draw(trace, id);
     } catch (error) {
       notify(describeError(error), 'error');

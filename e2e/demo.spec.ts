@@ -273,6 +273,10 @@ test.describe('desktop', () => {
     await page.click('#zoom-in');
     const zoomed = await page.locator('#graph').getAttribute('viewBox');
     expect(Number(zoomed!.split(' ')[2])).toBeLessThan(Number(before!.split(' ')[2]));
+    // Asking for the memory shown again draws nothing new: the zoom stays.
+    await page.locator('.hit[data-id="adr-007"]').click();
+    await page.waitForTimeout(500);
+    await expect(page.locator('#graph')).toHaveAttribute('viewBox', zoomed!);
     await page.mouse.move(graph.x + 40, graph.y + 40);
     await page.mouse.down();
     await page.mouse.move(graph.x + 140, graph.y + 90, { steps: 5 });
