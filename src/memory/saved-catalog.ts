@@ -3,13 +3,16 @@
  * so an open reads one value instead of having SQLite build, and JavaScript parse, a JSON text
  * of every row: that was ~140 ms of a 100k-memory store's cold open, most of it SQLite's.
  *
- * Layout: MAGIC, u32 version, u32 count n, then f64 no[n], created_at[n], valid_from[n],
- * valid_to[n] (NaN for none), then u32 lengths[4n] (id, kind, domain, metadata per memory, in
+ * Layout: MAGIC, u32 version, u32 count n, then f64 no[c], created_at[c], valid_from[c],
+ * valid_to[c] (NaN for none), then u32 lengths[4c] (id, kind, domain, metadata per memory, in
  * UTF-16 units; NONE for a kind or domain that is null), u32 byte length and the UTF-8 of every
- * string back to back in that order. Nothing is trusted: sizes are checked before they are
- * read, and each row must be what the store could hold, or the caller reads the rows instead.
+ * string back to back in that order. Version 1 has c = n; version 2 has room to grow,
+ * c = `capacityOf(n)` with zeros past n, so one new memory leaves the bytes before the strings'
+ * end where they were (see `util/capacity.ts`). Nothing is trusted: sizes are checked before
+ * they are read, and each row must be what the store could hold, or the caller reads the rows instead.
  */
 import type { Metadata } from '../types.js';
+import { capacityOf } from '../util/capacity.js';
 import { readLE, writeLE } from '../util/endian.js';
 import { NumberPositions } from '../util/number-positions.js';
 import { NO_METADATA, type CatalogEntry, type EntryFilter } from './catalog-entry.js';
@@ -19,7 +22,8 @@ import { emptyWindow, widen, type ValidityWindow } from './validity-window.js';
 export const CATALOG: Saved<SavedCatalog> = { name: 'catalog', label: 'catalog', load: (_legs, parts) => decodeCatalog(joined(parts)), size: (saved) => saved.count };
 
 const MAGIC = Uint8Array.of(0x00, 0x68, 0x6d, 0x63, 0x61, 0x74, 0x0a, 0x00);
-const VERSION = 1;
+/** Versions read: 1 (sections of the count), 2 (sections with room); 2 is written. */
+const VERSION = 2;
 const NONE = 0xffffffff;
 const HEAD = MAGIC.length + 8;
 /** The number columns after `no`, in saved order (see `SavedCatalog.column`). */
@@ -67,16 +71,17 @@ export class CatalogWriter {
 
   bytes(): Uint8Array {
     const n = this.#columns[0].length;
+    const room = capacityOf(n);
     const text = new TextEncoder().encode(this.#strings.join(''));
-    const out = new Uint8Array(HEAD + 48 * n + 4 + text.length);
+    const out = new Uint8Array(HEAD + 48 * room + 4 + text.length);
     const view = new DataView(out.buffer);
     out.set(MAGIC, 0);
     view.setUint32(MAGIC.length, VERSION, true);
     view.setUint32(MAGIC.length + 4, n, true);
-    this.#columns.forEach((column, c) => writeLE(out, HEAD + 8 * n * c, Float64Array.from(column)));
-    writeLE(out, HEAD + 32 * n, Uint32Array.from(this.#lengths));
-    view.setUint32(HEAD + 48 * n, text.length, true);
-    out.set(text, HEAD + 48 * n + 4);
+    this.#columns.forEach((column, c) => writeLE(out, HEAD + 8 * room * c, Float64Array.from(column)));
+    writeLE(out, HEAD + 32 * room, Uint32Array.from(this.#lengths));
+    view.setUint32(HEAD + 48 * room, text.length, true);
+    out.set(text, HEAD + 48 * room + 4);
     return out;
   }
 }
@@ -192,16 +197,17 @@ export function decodeCatalog(bytes: Uint8Array): SavedCatalog {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length < HEAD || !MAGIC.every((b, i) => bytes[i] === b)) throw new Error('not a saved catalog');
   const version = view.getUint32(MAGIC.length, true);
-  if (version !== VERSION) throw new Error(`saved catalog version ${version}, this build reads ${VERSION}`);
+  if (version !== 1 && version !== VERSION) throw new Error(`saved catalog version ${version}, this build reads 1 and ${VERSION}`);
   const n = view.getUint32(MAGIC.length + 4, true);
-  const textAt = HEAD + 48 * n;
+  const room = version === 1 ? n : capacityOf(n);
+  const textAt = HEAD + 48 * room;
   if (textAt + 4 > bytes.length) throw new Error(`${n} rows run past the end`);
   const size = view.getUint32(textAt, true);
   if (textAt + 4 + size !== bytes.length) throw new Error(`the strings take ${size} bytes of ${bytes.length - textAt - 4}`);
   const numbers = new Float64Array(4 * n);
   const lengths = new Uint32Array(4 * n);
-  readLE(bytes, HEAD, numbers);
-  readLE(bytes, HEAD + 32 * n, lengths);
+  for (let c = 0; c < 4; c++) readLE(bytes, HEAD + 8 * room * c, numbers.subarray(c * n, (c + 1) * n));
+  readLE(bytes, HEAD + 32 * room, lengths);
   const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(textAt + 4));
   const starts = new Uint32Array(n);
   const metadata = new Map<number, Metadata>();

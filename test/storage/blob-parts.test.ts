@@ -101,3 +101,35 @@ describe.each(drivers)('values kept in parts (%s)', (_, open) => {
       expect(readParts(db, 'ann_index', 'dense')).toEqual(bytesOf(250, 6));
     }));
 });
+
+describe('values kept in parts, written again (better-sqlite3 file, WAL)', () => {
+  it('writes only the pages whose bytes changed, not the whole value', async () => {
+    const db = await SqliteFileDriver.open(join(dir, `${files++}.db`));
+    migrate(db);
+    try {
+      const value = bytesOf(20 * 65_536, 9);
+      writeParts(db, 'derived_index', 'quantized', { stamp: 'g1 m1:1' }, value, 65_536);
+      /** WAL frames (pages) written by `write`, from an emptied log. */
+      const framesOf = (write: () => void): number => {
+        db.all('PRAGMA wal_checkpoint(TRUNCATE)');
+        write();
+        return Number(db.all<{ log: number }>('PRAGMA wal_checkpoint(PASSIVE)')[0]!.log);
+      };
+      const changed = value.slice();
+      changed[700_000] = 0xff - changed[700_000]!;
+      const pages = value.length / Number(db.all<{ page_size: number }>('PRAGMA page_size')[0]!.page_size);
+      const frames = framesOf(() => writeParts(db, 'derived_index', 'quantized', { stamp: 'g2 m2:2' }, changed, 65_536));
+      // The rows' new stamps (a few leaf pages), the one page with the changed byte, the commit.
+      expect(frames).toBeGreaterThan(0);
+      expect(frames).toBeLessThan(pages / 20);
+      expect(readParts(db, 'derived_index', 'quantized', { column: 'stamp', value: 'g2 m2:2' })).toEqual(changed);
+      // A value that moved by one byte is (nearly) every page again, and still reads back whole.
+      const shifted = new Uint8Array(changed.length);
+      shifted.set(changed.subarray(0, changed.length - 1), 1);
+      expect(framesOf(() => writeParts(db, 'derived_index', 'quantized', { stamp: 'g3 m3:3' }, shifted, 65_536))).toBeGreaterThan(pages * 0.9);
+      expect(readParts(db, 'derived_index', 'quantized', { column: 'stamp', value: 'g3 m3:3' })).toEqual(shifted);
+    } finally {
+      db.close();
+    }
+  });
+});

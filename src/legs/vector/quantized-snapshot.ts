@@ -9,16 +9,23 @@
  * and `count × stride` i8 codes, all little-endian (the order an open reads vectors in).
  * Version 2 appends `count × 2` u32: each vector's entry in the HNSW digest (`VectorDigest`), so an
  * open can check a saved HNSW graph against these vectors without reading them.
+ * Versions 3 (without digest entries) and 4 (with) lay every section out for `capacityOf(count)`
+ * vectors, zero past `count` (`util/capacity.ts` says why: a 100k store's quiet save rewrote all
+ * 41 MB of its codes after one new memory).
  */
 import { HybridMindError, show } from '../../errors.js';
 import { META, strideOf } from './quantize.js';
+import { capacityOf } from '../../util/capacity.js';
 import { LITTLE_ENDIAN } from '../../util/endian.js';
 import { isParted, readSections, wholeBytes, type PartedBytes } from '../../util/parted-bytes.js';
 
 const MAGIC = [0x48, 0x4d, 0x56, 0x51] as const;
-/** Version 1: codes and bounds. Version 2: also each vector's digest entry. */
-const VERSIONS = [1, 2] as const;
+/** Version 1: codes and bounds. Version 2: also each vector's digest entry. Versions 3 and 4: as 1 and 2, with room to grow. */
+const VERSIONS = [1, 2, 3, 4] as const;
 const HEADER = 16;
+
+const withDigests = (version: number) => version === 2 || version === 4;
+
 
 /** Codes and bounds of the vectors `nos`, in that order. */
 export interface QuantizedRun {
@@ -29,12 +36,14 @@ export interface QuantizedRun {
   digests: Uint32Array | null;
 }
 
-function layout(count: number, stride: number, digests: boolean): { meta: number; codes: number; digests: number; total: number } {
-  const meta = (HEADER + count * 4 + 7) & ~7;
-  const codes = meta + count * META * 8;
-  const end = codes + count * stride;
+/** Where each section of `version` bytes holding `count` vectors starts, and their length. */
+function layout(version: number, count: number, stride: number): { meta: number; codes: number; digests: number; total: number } {
+  const room = version >= 3 ? capacityOf(count) : count;
+  const meta = (HEADER + room * 4 + 7) & ~7;
+  const codes = meta + room * META * 8;
+  const end = codes + room * stride;
   const at = (end + 3) & ~3;
-  return { meta, codes, digests: at, total: digests ? at + count * 8 : end };
+  return { meta, codes, digests: at, total: withDigests(version) ? at + room * 8 : end };
 }
 
 /** Each vector's two digest words, for numbers in the order given. */
@@ -50,11 +59,12 @@ export function encodeQuantized(dim: number, slotToNo: Int32Array, meta: Float64
   if (!LITTLE_ENDIAN) return null;
   const stride = strideOf(dim);
   const count = slotToNo.length;
-  const at = layout(count, stride, digests !== null);
+  const version = digests === null ? 3 : 4;
+  const at = layout(version, count, stride);
   const out = new Uint8Array(at.total);
   const view = new DataView(out.buffer);
   out.set(MAGIC, 0);
-  view.setUint32(4, digests === null ? 1 : 2, true);
+  view.setUint32(4, version, true);
   view.setUint32(8, dim, true);
   view.setUint32(12, count, true);
   const nos = new Int32Array(out.buffer, HEADER, count);
@@ -98,7 +108,7 @@ function headerOf(method: string, head: Uint8Array, length: number, dim: number)
   const count = view.getUint32(12, true);
   if (!(VERSIONS as readonly number[]).includes(version)) throw corrupt(method, `unsupported quantized-vectors version ${version}, expected one of ${VERSIONS.join(', ')}`);
   if (savedDim !== dim) throw corrupt(method, `quantized vectors of dimension ${savedDim}, the index has ${dim}`);
-  const at = layout(count, strideOf(dim), version === 2);
+  const at = layout(version, count, strideOf(dim));
   if (length !== at.total) throw corrupt(method, `${count} quantized vectors of dimension ${dim} need ${at.total} bytes, received ${length}`);
   if (!LITTLE_ENDIAN) throw corrupt(method, 'quantized vectors are read on little-endian hosts only');
   return { count, version, at };
@@ -123,7 +133,7 @@ export function decodeQuantized(method: string, bytes: Uint8Array, dim: number):
     nos,
     meta: new Float64Array(own.buffer, own.byteOffset + at.meta, count * META),
     codes: new Int8Array(own.buffer, own.byteOffset + at.codes, count * strideOf(dim)),
-    digests: version === 2 ? new Uint32Array(own.buffer, own.byteOffset + at.digests, count * 2) : null,
+    digests: withDigests(version) ? new Uint32Array(own.buffer, own.byteOffset + at.digests, count * 2) : null,
   };
 }
 
@@ -139,9 +149,9 @@ export function readQuantized(method: string, bytes: Uint8Array | PartedBytes, d
   let run = null as QuantizedRun | null;
   const outcome = readSections(source, HEADER, (head) => {
     const { count, version, at } = headerOf(method, head, source.length, dim);
-    const codes = codesInto(count, version === 2);
+    const codes = codesInto(count, withDigests(version));
     if (codes === null) return null;
-    const read: QuantizedRun = { nos: new Int32Array(count), meta: new Float64Array(count * META), codes, digests: version === 2 ? new Uint32Array(count * 2) : null };
+    const read: QuantizedRun = { nos: new Int32Array(count), meta: new Float64Array(count * META), codes, digests: withDigests(version) ? new Uint32Array(count * 2) : null };
     run = read;
     return [
       { start: HEADER, into: bytesOf(read.nos) },
