@@ -15,6 +15,8 @@ export interface ApiChildResult {
   again: number[];
   storeMs: number;
   closeMs: number;
+  /** What the process handed the kernel to write during that close (Linux `/proc/self/io` wchar); null elsewhere. */
+  closeWrittenBytes: number | null;
 }
 
 type Call = [name: string, run: (mem: HybridMemory, id: string, query: SpeedQuery) => Promise<unknown>];

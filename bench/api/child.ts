@@ -4,6 +4,7 @@
  * open (before any background work ran) and then again, then one write and the close that saves
  * the derived indexes it changed; prints the timings as JSON.
  */
+import { readFileSync } from 'node:fs';
 import { HybridMemory } from '../../src/index.js';
 import { CALLS, type ApiChildOptions, type ApiChildResult } from './calls.js';
 
@@ -27,9 +28,22 @@ async function main(o: ApiChildOptions): Promise<ApiChildResult> {
   t0 = performance.now();
   await mem.store({ id: `api-${process.pid}`, text: 'one more decision: Order #4821 ships on Tuesday', kind: 'decision', embedding: query.vector });
   const storeMs = performance.now() - t0;
+  const written = writtenBytes();
   t0 = performance.now();
   await mem.close();
-  return { openMs, first, again, storeMs, closeMs: performance.now() - t0 };
+  const closeMs = performance.now() - t0;
+  const after = writtenBytes();
+  return { openMs, first, again, storeMs, closeMs, closeWrittenBytes: written === null || after === null ? null : after - written };
+}
+
+/** Bytes this process has passed to write calls so far (WAL frames, the checkpoint into the file), where Linux says. */
+function writtenBytes(): number | null {
+  try {
+    const line = /^wchar:\s*(\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'));
+    return line ? Number(line[1]) : null;
+  } catch {
+    return null;
+  }
 }
 
 process.stdout.write(JSON.stringify(await main(JSON.parse(process.argv[2]!) as ApiChildOptions)));

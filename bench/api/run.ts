@@ -66,7 +66,7 @@ export async function runApi(o: { sizes: number[]; rounds: number; log: (line: s
         const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD, JSON.stringify(options)], { maxBuffer: 1 << 20 });
         rounds.push(JSON.parse(stdout) as ApiChildResult);
         await rm(file, { force: true });
-        o.log(`  round ${r}: open ${rounds[r - 1]!.openMs.toFixed(0)} ms, close after one write ${rounds[r - 1]!.closeMs.toFixed(0)} ms`);
+        o.log(`  round ${r}: open ${rounds[r - 1]!.openMs.toFixed(0)} ms, close after one write ${rounds[r - 1]!.closeMs.toFixed(0)} ms, ${((rounds[r - 1]!.closeWrittenBytes ?? Number.NaN) / 1e6).toFixed(1)} MB written`);
       }
       load[1] = os.loadavg()[0]!;
       done.push({ n, edges, fileBytes: (await stat(built)).size, rounds, load });
@@ -85,6 +85,8 @@ export function renderApi(r: ApiReport): string {
     const rows = CALLS.map(([name], i) => [name, ms(median(s.rounds.map((x) => x.first[i]!))), ms(median(s.rounds.map((x) => x.again[i]!)))]);
     rows.unshift(['open (HybridMemory.open of the file)', ms(median(s.rounds.map((x) => x.openMs))), '']);
     rows.push(['store(one memory), after the calls above', ms(median(s.rounds.map((x) => x.storeMs))), ''], ['close() after that write (saves the derived indexes)', ms(median(s.rounds.map((x) => x.closeMs))), '']);
+    const written = s.rounds.map((x) => x.closeWrittenBytes).filter((b): b is number => b !== null);
+    if (written.length > 0) rows.push(['bytes that close() wrote, MB (/proc/self/io wchar)', (median(written) / 1e6).toFixed(2), '']);
     return [`## n = ${s.n.toLocaleString('en')} memories, ${s.edges.toLocaleString('en')} edges (${(s.fileBytes / 2 ** 20).toFixed(0)} MiB file; load ${s.load[0].toFixed(2)} → ${s.load[1].toFixed(2)})`, '', table(['call', 'right after the open, ms', 'again, ms'], rows)].join('\n');
   });
   return [
@@ -92,7 +94,7 @@ export function renderApi(r: ApiReport): string {
     '',
     `${r.createdAt}, commit ${r.commit.slice(0, 12)}. Machine: ${String(r.machine['cpu'] ?? '')}, ${String(r.machine['cores'] ?? '')} cores.`,
     '',
-    `Method: per size, one store built on the Node file store (the speed harness's corpus and edges, every tenth memory of kind \`decision\`, 384-d precomputed vectors, \`ann: false\`), closed, then copied and reopened ${r.settings.rounds} times, each in a fresh Node process (\`bench/api/child.ts\`). Each call runs once right after the open, before any background work (the graph's edge fill, the catalog's id map) had a turn, and once more after the first pass; then one \`store()\` and the \`close()\` that saves what it changed. Medians over the rounds. The id asked about is the middle memory's; the query is the speed harness's first, with its vector.`,
+    `Method: per size, one store built on the Node file store (the speed harness's corpus and edges, every tenth memory of kind \`decision\`, 384-d precomputed vectors, \`ann: false\`), closed, then copied and reopened ${r.settings.rounds} times, each in a fresh Node process (\`bench/api/child.ts\`). Each call runs once right after the open, before any background work (the graph's edge fill, the catalog's id map) had a turn, and once more after the first pass; then one \`store()\` and the \`close()\` that saves what it changed, with the bytes the process wrote during it (Linux's count of bytes passed to write calls: the WAL frames and the checkpoint that copies them into the file). Medians over the rounds. The id asked about is the middle memory's; the query is the speed harness's first, with its vector.`,
     '',
     ...sections,
     '',
