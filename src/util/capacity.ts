@@ -10,6 +10,7 @@
  */
 export function capacityOf(count: number): number {
   if (count === 0) return 0;
-  const step = Math.max(64, 2 ** (Math.floor(Math.log2(count)) - 4));
+  // The power of two from the bits, not Math.log2: a value saved by one engine is read by another.
+  const step = Math.max(64, 2 ** (31 - Math.clz32(count) - 4));
   return Math.ceil(count / step) * step;
 }

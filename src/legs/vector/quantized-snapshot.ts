@@ -26,7 +26,6 @@ const HEADER = 16;
 
 const withDigests = (version: number) => version === 2 || version === 4;
 
-
 /** Codes and bounds of the vectors `nos`, in that order. */
 export interface QuantizedRun {
   nos: Int32Array;
