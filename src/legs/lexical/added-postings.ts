@@ -11,6 +11,7 @@
  * field's length as its distinct terms and a term's frequency as its repeats, and so does `add`.
  */
 import { FlatPostings } from './frozen-postings.js';
+import type { CheckedState, FlatState } from './minisearch-state.js';
 import type { DocTable } from './term-scores.js';
 import { tokenize } from './tokenizer.js';
 
@@ -25,6 +26,47 @@ export class AddedPostings {
   constructor(from: number) {
     this.from = from;
     this.#nextId = from;
+  }
+
+  /**
+   * The layer a save wrote (`flat`, checked by `checkFlatState`, which found `checked`), its
+   * documents recorded in `docs`; throws when its short ids are not this layer's, from `from` up
+   * in increasing order, or a term's pairs are not in that order.
+   */
+  static restore(from: number, flat: FlatState, checked: CheckedState, docs: DocTable): AddedPostings {
+    if (!checked.sorted) throw new Error('the added postings are not in short id order');
+    const layer = new AddedPostings(from);
+    layer.#nextId = flat.nextId;
+    let previous = from - 1;
+    for (let i = 0; i < flat.docs.length; i += 3) {
+      const shortId = flat.docs[i]!;
+      if (!(shortId > previous)) throw new Error(`added document ${i / 3} has short id ${shortId}, not above ${previous}`);
+      previous = shortId;
+      layer.#shortIds.set(flat.docs[i + 1]!, shortId);
+      docs.put(shortId, flat.docs[i + 1]!, flat.docs[i + 2]!);
+    }
+    const { postings } = flat;
+    flat.terms.forEach((term, t) => {
+      const at = checked.offsets[t]!;
+      const list: number[] = new Array(2 * postings[at]!);
+      for (let j = 0; j < list.length; j++) list[j] = postings[at + 1 + j]!;
+      layer.#lists.set(term, list);
+    });
+    return layer;
+  }
+
+  /** This layer as a flat state (terms in increasing order), as a save writes it; `docs` holds its documents' lengths. */
+  flat(docs: DocTable): FlatState {
+    const triples: number[] = [];
+    for (const [no, shortId] of this.#shortIds) triples.push(shortId, no, docs.lengthOf(shortId));
+    const terms = [...this.#lists.keys()].sort();
+    const postings: number[] = [];
+    for (const term of terms) {
+      const list = this.#lists.get(term)!;
+      postings.push(list.length / 2);
+      for (const number of list) postings.push(number);
+    }
+    return { documentCount: this.#shortIds.size, nextId: this.#nextId, averageFieldLength: 0, docs: triples, terms, postings };
   }
 
   /** The short id the next document gets. */

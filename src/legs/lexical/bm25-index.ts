@@ -22,8 +22,8 @@ import { checkNonNegativeInt } from '../../util/int-checks.js';
 import { isParted, joinParts, type PartedBytes } from '../../util/parted-bytes.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, LexicalHit, LexicalIndex } from '../types.js';
-import { encodeFlat, isBinary, readFlatParts, readHeader, readState, type BinaryHeader } from './flat-binary.js';
-import { LayeredPostings } from './layered-postings.js';
+import { decodeChanges, encodeChanges, encodeFlat, isBinary, readFlatParts, readHeader, readState, type BinaryHeader, type ReadState } from './flat-binary.js';
+import { LayeredPostings, type Changes } from './layered-postings.js';
 import { checkFlatState, flatOf, type FlatState } from './minisearch-state.js';
 import { isCompound, queryTerms, TOKENIZER_VERSION } from './tokenizer.js';
 
@@ -48,7 +48,10 @@ type Params = Required<Omit<Bm25IndexOptions, 'logger'>>;
 export const BM25_DEFAULTS: Readonly<Params> = Object.freeze({ k1: 1.2, b: 0.7, d: 0.5, identifierBoost: 2 });
 
 const FORMAT = 'hybridmind.bm25';
-const FORMAT_VERSION = 4;
+/** A base and the changes since it (`LayeredPostings.forSave`). */
+const FORMAT_VERSION = 5;
+/** The state alone; still read, never written. */
+const STATE_VERSION = 4;
 /** Version 3 also held every text; still read, never written. */
 const WITH_TEXTS_VERSION = 3;
 /** Version 2 held the flat state as JSON, version 1 minisearch's own JSON (`index`); both still read, never written. */
@@ -147,13 +150,20 @@ export class Bm25Index implements LexicalIndex {
 
   /**
    * A versioned header and the postings in flat arrays (see `flat-binary.ts` and
-   * `minisearch-state.ts`); both layers are merged to write it, and the index keeps the merge as
-   * its new base.
+   * `minisearch-state.ts`): the base as it was last saved (folded first when the changes since
+   * are many), then the changes since it, so saving again after a few writes changes only the
+   * bytes at the end.
    */
   save(): Uint8Array {
-    const { terms, docs, postings, documentCount, nextId, averageFieldLength } = this.#postings.fold().state;
+    const { base, changes } = this.#postings.forSave();
+    const { terms, docs, postings, documentCount, nextId, averageFieldLength } = base;
     const counts = { documentCount, nextId, averageFieldLength };
-    return encodeFlat({ format: FORMAT, version: FORMAT_VERSION, tokenizer: TOKENIZER_VERSION, params: this.#params, ...counts }, { ...counts, terms, docs, postings });
+    const head = encodeFlat({ format: FORMAT, version: FORMAT_VERSION, tokenizer: TOKENIZER_VERSION, params: this.#params, ...counts }, { ...counts, terms, docs, postings });
+    const tail = encodeChanges(changes);
+    const out = new Uint8Array(head.length + tail.length);
+    out.set(head);
+    out.set(tail, head.length);
+    return out;
   }
 
   /**
@@ -171,7 +181,7 @@ export class Bm25Index implements LexicalIndex {
     const method = 'Bm25Index.load';
     if (!(bytes instanceof Uint8Array)) {
       if (!isParted(bytes)) throw invalid(method, 'bytes must be a Uint8Array or parts of one', bytes);
-      const read = readFlatParts(bytes, (header) => header['format'] === FORMAT && header['version'] === FORMAT_VERSION);
+      const read = readFlatParts(bytes, (header) => header['format'] === FORMAT && (header['version'] === FORMAT_VERSION || header['version'] === STATE_VERSION));
       if (read) return Bm25Index.#fromEnvelope(read.header, () => read.state, options);
       const joined = joinParts(bytes);
       if (joined === null) throw corrupt('the saved parts do not make a whole snapshot');
@@ -194,11 +204,11 @@ export class Bm25Index implements LexicalIndex {
   }
 
   /** A parsed snapshot header (or JSON envelope) to an index; `binary` reads a binary save's state, null for a JSON one. */
-  static #fromEnvelope(envelope: Record<string, unknown>, binary: ((withTexts: boolean) => Omit<FlatState, 'documentCount' | 'nextId' | 'averageFieldLength'>) | null, options: { logger?: Logger }): Bm25Index {
+  static #fromEnvelope(envelope: Record<string, unknown>, binary: ((withTexts: boolean) => ReadState) | null, options: { logger?: Logger }): Bm25Index {
     const method = 'Bm25Index.load';
     const version = envelope['version'];
-    if (binary ? version !== FORMAT_VERSION && version !== WITH_TEXTS_VERSION : version !== FLAT_JSON_VERSION && version !== NESTED_VERSION) {
-      throw new HybridMindError('UNSUPPORTED', method, `snapshot format version ${show(version)}, this build reads ${NESTED_VERSION} and ${FLAT_JSON_VERSION} (JSON), ${WITH_TEXTS_VERSION} and ${FORMAT_VERSION}`);
+    if (binary ? version !== FORMAT_VERSION && version !== STATE_VERSION && version !== WITH_TEXTS_VERSION : version !== FLAT_JSON_VERSION && version !== NESTED_VERSION) {
+      throw new HybridMindError('UNSUPPORTED', method, `snapshot format version ${show(version)}, this build reads ${NESTED_VERSION} and ${FLAT_JSON_VERSION} (JSON), ${WITH_TEXTS_VERSION} to ${FORMAT_VERSION}`);
     }
     let params: Params;
     try {
@@ -209,9 +219,16 @@ export class Bm25Index implements LexicalIndex {
     const index = new Bm25Index({ ...params, ...(options.logger ? { logger: options.logger } : {}) });
     if (version === NESTED_VERSION) return index.#loadNested(envelope['index'], envelope['tokenizer']);
     let flat: FlatState;
+    let changes: Changes | null = null;
     try {
-      if (binary) flat = { ...binary(version === WITH_TEXTS_VERSION), documentCount: envelope['documentCount'] as number, nextId: envelope['nextId'] as number, averageFieldLength: envelope['averageFieldLength'] as number };
-      else flat = checkFlatJson(envelope['state']);
+      if (binary) {
+        const { rest, ...state } = binary(version === WITH_TEXTS_VERSION);
+        if (version === FORMAT_VERSION) changes = decodeChanges(rest);
+        else if (rest.length > 0) throw new Error(`${rest.length} bytes follow the last section`);
+        flat = { ...state, documentCount: envelope['documentCount'] as number, nextId: envelope['nextId'] as number, averageFieldLength: envelope['averageFieldLength'] as number };
+      } else {
+        flat = checkFlatJson(envelope['state']);
+      }
     } catch (cause) {
       throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
     }
@@ -223,7 +240,10 @@ export class Bm25Index implements LexicalIndex {
         flat.texts!.forEach((text, i) => index.add(flat.docs[3 * i + 1]!, text));
         return index;
       }
-      index.#postings = LayeredPostings.over(flat, checkFlatState(flat));
+      const checked = checkFlatState(flat);
+      if (changes !== null && !checked.sorted) throw new Error('a base saved with changes must be in short id order');
+      index.#postings = LayeredPostings.over(flat, checked);
+      if (changes !== null) index.#postings.restore(changes, checkFlatState(changes.added));
     } catch (cause) {
       throw corrupt(`the index state is malformed: ${messageOf(cause)}`, cause);
     }

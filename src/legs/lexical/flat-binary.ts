@@ -4,6 +4,8 @@
  * their lengths. Version 2 held the same state as one JSON text; parsing its 2.4M posting numbers
  * and 25 MB of text at 100k memories was a third of loading the index, and the arrays it built
  * were garbage the collector traced at every open. Version 4 drops the texts: SQLite holds them.
+ * Version 5 is a base in version 4's layout followed by the changes since it, in the same layout
+ * (`encodeChanges`), so a save after a few writes leaves the base's bytes as they were.
  *
  * Layout: MAGIC, u32 header length, header (UTF-8 JSON, holding the section sizes), then
  * f64 docs[3·n], (version 3: u32 text lengths[n],) u32 term lengths[terms], u32 postings[p],
@@ -13,6 +15,7 @@
  */
 import { LITTLE_ENDIAN, readLE, writeLE } from '../../util/endian.js';
 import { readSections, type PartedBytes } from '../../util/parted-bytes.js';
+import type { Changes } from './layered-postings.js';
 import type { FlatState } from './minisearch-state.js';
 
 /** A leading NUL: no JSON text (versions 1 and 2) starts with one. */
@@ -67,8 +70,11 @@ export function readHeader(bytes: Uint8Array): { header: BinaryHeader; body: num
   return { header: header as BinaryHeader, body: at + 4 + length };
 }
 
+/** A flat state without the counts its header holds, and the bytes that follow it (version 5: the changes since that state). */
+export type ReadState = Omit<FlatState, 'documentCount' | 'nextId' | 'averageFieldLength'> & { rest: Uint8Array };
+
 /** The flat state after the header, with its texts when `withTexts` (version 3); the header's own fields (`documentCount`, …) are the caller's to check. */
-export function readState(bytes: Uint8Array, header: BinaryHeader, body: number, withTexts: boolean): Omit<FlatState, 'documentCount' | 'nextId' | 'averageFieldLength'> {
+export function readState(bytes: Uint8Array, header: BinaryHeader, body: number, withTexts: boolean): ReadState {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const { docs: n, terms: termCount, postings: postingCount } = header.sizes;
   const textCount = withTexts ? n : 0;
@@ -83,8 +89,7 @@ export function readState(bytes: Uint8Array, header: BinaryHeader, body: number,
   at += 4 * postingCount;
   const texts = withTexts ? strings(view, bytes, at, textLengths, 'texts') : null;
   const terms = strings(view, bytes, texts?.end ?? at, termLengths, 'terms');
-  if (terms.end !== bytes.length) throw new Error(`${bytes.length - terms.end} bytes follow the last section`);
-  return { docs, ...(texts ? { texts: texts.values } : {}), terms: terms.values, postings };
+  return { docs, ...(texts ? { texts: texts.values } : {}), terms: terms.values, postings, rest: bytes.subarray(terms.end) };
 }
 
 /** How much of a parted save is gathered for its header: this build writes a few hundred bytes of it. */
@@ -96,7 +101,7 @@ const HEAD_BYTES = 1 << 16;
  * it). Null for anything else, `wanted` (the header's version) refusing included, and for what
  * does not read: the caller then joins the parts and reads them whole, which says what is wrong.
  */
-export function readFlatParts(source: PartedBytes, wanted: (header: BinaryHeader) => boolean): { header: BinaryHeader; state: Omit<FlatState, 'documentCount' | 'nextId' | 'averageFieldLength'> } | null {
+export function readFlatParts(source: PartedBytes, wanted: (header: BinaryHeader) => boolean): { header: BinaryHeader; state: ReadState } | null {
   if (!LITTLE_ENDIAN) return null;
   // Typed by assertion: set inside the callback, which control flow does not follow.
   let found = null as { header: BinaryHeader; docs: Float64Array; termLengths: Uint32Array; postings: Uint32Array; run: Uint8Array } | null;
@@ -129,10 +134,30 @@ export function readFlatParts(source: PartedBytes, wanted: (header: BinaryHeader
   const { header, docs, termLengths, postings, run } = found;
   try {
     const terms = strings(new DataView(run.buffer), run, 0, termLengths, 'terms');
-    return terms.end === run.length ? { header, state: { docs, terms: terms.values, postings } } : null;
+    return { header, state: { docs, terms: terms.values, postings, rest: run.subarray(terms.end) } };
   } catch {
     return null;
   }
+}
+
+/** The changes since a base, as version 5 writes them after it: the added documents' flat state, the rest in its header. */
+export function encodeChanges(changes: Changes): Uint8Array {
+  const { count, average, removed, gone, added } = changes;
+  return encodeFlat({ count, average, removed, gone, documentCount: added.documentCount, nextId: added.nextId }, added);
+}
+
+/** What `encodeChanges` wrote, all of `bytes`; throws on anything else. What the numbers mean is `LayeredPostings.restore`'s to check. */
+export function decodeChanges(bytes: Uint8Array): Changes {
+  if (!isBinary(bytes)) throw new Error('the changes after the base are not a flat state');
+  const { header, body } = readHeader(bytes);
+  const { rest, ...state } = readState(bytes, header, body, false);
+  if (rest.length > 0) throw new Error(`${rest.length} bytes follow the changes`);
+  const { count, average, removed, gone, documentCount, nextId } = header;
+  const integers = (value: unknown): value is number[] => Array.isArray(value) && value.every((n) => Number.isSafeInteger(n) && n >= 0);
+  if (typeof count !== 'number' || typeof average !== 'number' || typeof documentCount !== 'number' || typeof nextId !== 'number' || !integers(removed) || !integers(gone)) {
+    throw new Error('the changes\' header lacks its counts');
+  }
+  return { count, average, removed, gone, added: { ...state, documentCount, nextId, averageFieldLength: 0 } };
 }
 
 function putU32(view: DataView, at: number, value: number): number {

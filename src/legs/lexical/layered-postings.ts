@@ -28,6 +28,26 @@ import { tokenize } from './tokenizer.js';
 const FOLD_FLOOR = 8192;
 /** …and as a share of every document held, so the folds' work stays in proportion to the adds. */
 const FOLD_SHARE = 0.25;
+/**
+ * Documents added or removed since the base that a save writes as changes after the base rather
+ * than folding them in, at least…
+ */
+const SAVED_CHANGES_FLOOR = 64;
+/** …and as a share of every document held: an open rebuilds the added lists one by one. */
+const SAVED_CHANGES_SHARE = 1 / 64;
+
+/** What changed since the base, as a save writes it after the base's own bytes. */
+export interface Changes {
+  /** Documents held after every change, and minisearch's running average of their lengths. */
+  count: number;
+  average: number;
+  /** Base short ids of the documents removed since. */
+  removed: number[];
+  /** Per base term that lost postings to them: its index and how many, pair by pair. */
+  gone: number[];
+  /** The documents added since, their short ids from the base's `nextId` on. */
+  added: FlatState;
+}
 
 export class LayeredPostings implements TermSource {
   /** Every document of both layers by short id, kept in step by each change. */
@@ -155,6 +175,65 @@ export class LayeredPostings implements TermSource {
     this.#baseIds ??= baseIds(base.state.docs);
     const shortId = this.#baseIds.get(no);
     return shortId >= 0 && this.docs.holds(shortId) ? shortId : -1;
+  }
+
+  /**
+   * What a save writes: the base, and the changes since it. The base is the bytes it was at the
+   * last save, so a store writes only the pages of the changes (a fold moves every byte: 12.5 MB at
+   * 100k memories for one new one); changes past `SAVED_CHANGES_*` are folded in first, since an
+   * open rebuilds them.
+   */
+  forSave(): { base: FlatState; changes: Changes } {
+    let removed = this.#removed();
+    if (this.#base === null || this.#added.documentCount + removed.length > Math.max(SAVED_CHANGES_FLOOR, SAVED_CHANGES_SHARE * this.#count)) {
+      this.fold();
+      removed = [];
+    }
+    const gone: number[] = [];
+    this.#gone?.forEach((count, t) => {
+      if (count > 0) gone.push(t, count);
+    });
+    return { base: this.#base!.state, changes: { count: this.#count, average: this.#average, removed, gone, added: this.#added.flat(this.docs) } };
+  }
+
+  /** Base short ids of the documents removed since the base. */
+  #removed(): number[] {
+    const docs = this.#base?.state.docs ?? [];
+    const removed: number[] = [];
+    for (let i = 0; i < docs.length; i += 3) if (!this.docs.holds(docs[i]!)) removed.push(docs[i]!);
+    return removed;
+  }
+
+  /**
+   * Applies `changes` (what `forSave` wrote after this base) to an index just read over its base;
+   * throws when they do not fit it: removed documents the base does not hold, lost postings a
+   * term does not have, added documents under numbers still held, counts that do not add up.
+   */
+  restore(changes: Changes, checked: CheckedState): void {
+    const base = this.#base;
+    if (base === null || this.#count !== base.documentCount || this.#added.documentCount > 0) throw new Error('changes apply to an index just read over its base');
+    const { removed, gone, added, count, average } = changes;
+    for (const shortId of removed) {
+      if (!(Number.isSafeInteger(shortId) && shortId < base.state.nextId && this.docs.holds(shortId))) throw new Error(`removed document ${shortId} is not a document of the base`);
+      this.docs.forget(shortId);
+    }
+    if (gone.length % 2 !== 0) throw new Error('lost postings come in pairs');
+    if (gone.length > 0) {
+      const lost = new Int32Array(base.termCount);
+      for (let i = 0; i < gone.length; i += 2) {
+        const t = gone[i]!;
+        const n = gone[i + 1]!;
+        if (!(Number.isSafeInteger(t) && t >= 0 && t < base.termCount && lost[t] === 0 && Number.isSafeInteger(n) && n > 0 && n <= base.sizeAt(t))) throw new Error(`term ${t} cannot have lost ${n} postings`);
+        lost[t] = n;
+        if (n === base.sizeAt(t)) this.#goneTerms++;
+      }
+      this.#gone = lost;
+    }
+    for (let i = 1; i < added.docs.length; i += 3) if (this.has(added.docs[i]!)) throw new Error(`added memory ${added.docs[i]} is already held`);
+    this.#added = AddedPostings.restore(base.state.nextId, added, checked, this.docs);
+    if (count !== base.documentCount - removed.length + added.documentCount || !(Number.isFinite(average) && average >= 0)) throw new Error(`${count} documents of average length ${average} do not add up`);
+    this.#count = count;
+    this.#average = average;
   }
 
   /** Both layers merged into a new base (the same one when nothing changed since), which it returns. */
