@@ -66,10 +66,10 @@ export class Catalog {
     return this.#byNo.size + (this.#base?.size ?? 0);
   }
 
-  /** Starts over from a saved catalog, read in place. */
-  adopt(saved: SavedCatalog): void {
+  /** Starts over from a saved catalog, read in place; `lookup` finds an id's number in the store (see `CatalogBase.noOf`). */
+  adopt(saved: SavedCatalog, lookup: ((id: string) => number | undefined) | null = null): void {
     this.clear();
-    this.#base = new CatalogBase(saved);
+    this.#base = new CatalogBase(saved, lookup);
   }
 
   set(row: Omit<MemoryRow, 'text'>): CatalogEntry {

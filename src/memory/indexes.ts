@@ -112,7 +112,7 @@ export class Indexes implements RecallParts {
     if (lexical) this.lexical = lexical;
     if (entities) this.entities = entities;
     const catalog = stamp && loadSaved(this.repository, CATALOG, this.#legs, stamp, logger);
-    if (catalog) this.catalog.adopt(catalog);
+    if (catalog) this.catalog.adopt(catalog, (id) => this.repository.noOfId(id));
     else for (const row of rows.catalog()) this.catalog.set(row);
     const texts = lexical && entities && !this.auto ? null : rows.texts();
     if (texts) {

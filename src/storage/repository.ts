@@ -121,6 +121,11 @@ export class Repository {
     return this.db.all<MemoryRow & Record<string, never>>(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ?`, [id])[0];
   }
 
+  noOfId(id: string): number | undefined {
+    const row = this.db.all<{ no: number }>('SELECT no FROM memories WHERE id = ?', [id])[0];
+    return row === undefined ? undefined : Number(row.no);
+  }
+
   memoryByNo(no: number): MemoryRow | undefined {
     return this.db.all<MemoryRow & Record<string, never>>(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE no = ?`, [no])[0];
   }

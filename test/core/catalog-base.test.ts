@@ -100,12 +100,13 @@ function apply(catalog: Catalog, o: Op): void {
 describe('a catalog adopted from its saved form', () => {
   it('answers as the one built entry by entry, through later stores, changes and forgets', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(noArb, { maxLength: NOS.length }).chain((nos) => fc.tuple(fc.tuple(...nos.map(entryArb)), fc.array(opArb, { maxLength: 25 }), fc.boolean(), fc.nat({ max: 5 }))), ([initial, ops, sparseBase, firstCheck]) => {
+      fc.property(fc.uniqueArray(noArb, { maxLength: NOS.length }).chain((nos) => fc.tuple(fc.tuple(...nos.map(entryArb)), fc.array(opArb, { maxLength: 25 }), fc.boolean(), fc.nat({ max: 5 }), fc.boolean())), ([initial, ops, sparseBase, firstCheck, asksStore]) => {
         const entries = sparseBase ? [...initial, { ...initial[0] ?? { id: 'z', kind: null, domain: null, metadata: {}, createdAt: 0, validFrom: 0, validTo: null }, no: 2 ** 40, id: 'far' }] : initial;
         const built = new Catalog();
         for (const e of entries) built.add({ ...e });
         const adopted = new Catalog();
-        adopted.adopt(decodeCatalog(encodeCatalog(entries)));
+        // The store's own answer for an id, as SQLite gives it: what the catalog built entry by entry holds.
+        adopted.adopt(decodeCatalog(encodeCatalog(entries)), asksStore ? (id) => built.noOf(id) : null);
         const probeIds = [...entries.map((e) => e.id), ...ops.flatMap((o) => ('entry' in o ? [o.entry.id] : [])), 'nobody'];
         // The first question may come after some changes: what it builds (the validity columns,
         // the id map) must then leave out what is gone.
@@ -120,7 +121,7 @@ describe('a catalog adopted from its saved form', () => {
     );
   });
 
-  it('makes its id map a part at a time, and a lookup by id finishes it', () => {
+  it('makes its id map a part at a time, and a lookup by id finishes it unless it may ask the store', () => {
     const entries: CatalogEntry[] = Array.from({ length: 2500 }, (_, i) => ({ no: i + 1, id: `m${i + 1}`, kind: null, domain: null, metadata: {}, createdAt: 1, validFrom: 1, validTo: null }));
     const stepped = new Catalog();
     stepped.adopt(decodeCatalog(encodeCatalog(entries)));
@@ -137,6 +138,20 @@ describe('a catalog adopted from its saved form', () => {
     expect(partly.noOf('m1')).toBe(1);
     expect(partly.fillIds(0)).toBe(false);
     expect(new Catalog().fillIds(0)).toBe(false);
+    // Given the store to ask, a lookup leaves the map to the fill.
+    const asking = new Catalog();
+    const asked: string[] = [];
+    asking.adopt(decodeCatalog(encodeCatalog(entries)), (id) => (asked.push(id), /^m\d+$/.test(id) ? Number(id.slice(1)) : undefined));
+    expect(asking.noOf('m2500')).toBe(2500);
+    expect(asking.noOf('nobody')).toBeUndefined();
+    expect(asked).toEqual(['m2500', 'nobody']);
+    expect(asking.fillIds(0)).toBe(true);
+    asking.delete(7);
+    expect(asking.noOf('m7')).toBeUndefined();
+    expect(asking.fillIds(0)).toBe(true);
+    expect(asking.fillIds(0)).toBe(false);
+    expect(asking.noOf('m2500')).toBe(2500);
+    expect(asked).toEqual(['m2500', 'nobody', 'm7']);
   });
 
   it('keeps the entry it made, so what a recall notes on it stays, until the memory changes', () => {
