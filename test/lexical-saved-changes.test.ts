@@ -128,6 +128,12 @@ describe('lexical saves with the changes after the base', () => {
       withChanges((c) => (c.gone = [1_000_000, 1])),
       withChanges((c) => (c.gone = [0, 1_000_000])),
       withChanges((c) => (c.count = c.count + 1)),
+      // Later adds would take the base's short ids.
+      withChanges((c) => {
+        c.added = { ...c.added, documentCount: 0, docs: [], terms: [], postings: [], nextId: 3 };
+        c.count -= 1;
+      }),
+
       withChanges((c) => (c.average = Number.NaN)),
       // An added memory under a number the base still holds.
       withChanges((c) => (c.added = { ...c.added, docs: [c.added.docs[0]!, 8, c.added.docs[2]!] })),

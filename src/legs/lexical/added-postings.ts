@@ -35,6 +35,7 @@ export class AddedPostings {
    */
   static restore(from: number, flat: FlatState, checked: CheckedState, docs: DocTable): AddedPostings {
     if (!checked.sorted) throw new Error('the added postings are not in short id order');
+    if (!(flat.nextId >= from)) throw new Error(`the added documents' next short id ${flat.nextId} is below the base's ${from}`);
     const layer = new AddedPostings(from);
     layer.#nextId = flat.nextId;
     let previous = from - 1;
