@@ -158,12 +158,7 @@ export class Bm25Index implements LexicalIndex {
     const { base, changes } = this.#postings.forSave();
     const { terms, docs, postings, documentCount, nextId, averageFieldLength } = base;
     const counts = { documentCount, nextId, averageFieldLength };
-    const head = encodeFlat({ format: FORMAT, version: FORMAT_VERSION, tokenizer: TOKENIZER_VERSION, params: this.#params, ...counts }, { ...counts, terms, docs, postings });
-    const tail = encodeChanges(changes);
-    const out = new Uint8Array(head.length + tail.length);
-    out.set(head);
-    out.set(tail, head.length);
-    return out;
+    return encodeFlat({ format: FORMAT, version: FORMAT_VERSION, tokenizer: TOKENIZER_VERSION, params: this.#params, ...counts }, { ...counts, terms, docs, postings }, encodeChanges(changes));
   }
 
   /**

@@ -29,12 +29,12 @@ export function isBinary(bytes: Uint8Array): boolean {
   return bytes.length >= MAGIC.length && MAGIC.every((b, i) => bytes[i] === b);
 }
 
-/** `header` (without the section sizes, which this adds) and `state` as bytes, in the current layout (no texts). */
-export function encodeFlat(header: Record<string, unknown>, state: Omit<FlatState, 'texts'>): Uint8Array {
+/** `header` (without the section sizes, which this adds) and `state` as bytes, in the current layout (no texts), then `after` (version 5: the changes). */
+export function encodeFlat(header: Record<string, unknown>, state: Omit<FlatState, 'texts'>, after: Uint8Array = new Uint8Array(0)): Uint8Array {
   const utf8 = new TextEncoder();
   const terms = utf8.encode(state.terms.join(''));
   const head = utf8.encode(JSON.stringify({ ...header, sizes: { docs: state.docs.length / 3, terms: state.terms.length, postings: state.postings.length } }));
-  const size = MAGIC.length + 4 + head.length + 8 * state.docs.length + 4 * (state.terms.length + state.postings.length) + 4 + terms.length;
+  const size = MAGIC.length + 4 + head.length + 8 * state.docs.length + 4 * (state.terms.length + state.postings.length) + 4 + terms.length + after.length;
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   out.set(MAGIC, 0);
@@ -50,6 +50,7 @@ export function encodeFlat(header: Record<string, unknown>, state: Omit<FlatStat
   at += 4 * state.postings.length;
   at = putU32(view, at, terms.length);
   out.set(terms, at);
+  out.set(after, at + terms.length);
   return out;
 }
 

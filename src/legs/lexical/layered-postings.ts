@@ -205,7 +205,8 @@ export class LayeredPostings implements TermSource {
   }
 
   /**
-   * Applies `changes` (what `forSave` wrote after this base) to an index just read over its base;
+   * Applies `changes` (what `forSave` wrote after this base; `decodeChanges` checked that its
+   * short ids, term indexes and counts are integers) to an index just read over its base;
    * throws when they do not fit it: removed documents the base does not hold, lost postings a
    * term does not have, added documents under numbers still held, counts that do not add up.
    */
@@ -214,7 +215,7 @@ export class LayeredPostings implements TermSource {
     if (base === null || this.#count !== base.documentCount || this.#added.documentCount > 0) throw new Error('changes apply to an index just read over its base');
     const { removed, gone, added, count, average } = changes;
     for (const shortId of removed) {
-      if (!(Number.isSafeInteger(shortId) && shortId < base.state.nextId && this.docs.holds(shortId))) throw new Error(`removed document ${shortId} is not a document of the base`);
+      if (!(shortId < base.state.nextId && this.docs.holds(shortId))) throw new Error(`removed document ${shortId} is not a document of the base`);
       this.docs.forget(shortId);
     }
     if (gone.length % 2 !== 0) throw new Error('lost postings come in pairs');
@@ -223,7 +224,7 @@ export class LayeredPostings implements TermSource {
       for (let i = 0; i < gone.length; i += 2) {
         const t = gone[i]!;
         const n = gone[i + 1]!;
-        if (!(Number.isSafeInteger(t) && t >= 0 && t < base.termCount && lost[t] === 0 && Number.isSafeInteger(n) && n > 0 && n <= base.sizeAt(t))) throw new Error(`term ${t} cannot have lost ${n} postings`);
+        if (!(t < base.termCount && lost[t] === 0 && n > 0 && n <= base.sizeAt(t))) throw new Error(`term ${t} cannot have lost ${n} postings`);
         lost[t] = n;
         if (n === base.sizeAt(t)) this.#goneTerms++;
       }
