@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GraphIndex } from '../src/legs/graph/graph-index.js';
+import { GraphIndex, PATH_NEARBY_EDGES } from '../src/legs/graph/graph-index.js';
 import type { Direction, EdgeSource, GraphEdge } from '../src/legs/types.js';
 import { recorder } from './support/memory.js';
 
@@ -108,6 +108,53 @@ describe('a graph leg filled in the background', () => {
       }),
       { seed: SEED, numRuns: 300 },
     );
+  });
+
+  it('finds a path in the edges around its start, as the complete graph does, without taking the fill', () => {
+    fc.assert(
+      fc.property(graphs, fc.integer({ min: 0, max: 6 }), ({ nodes, edges: drafts, anchors, direction, edgeTypes, recordedBy }, maxDepth) => {
+        const edges = drafts.map((d, i) => edge(i, d.from, d.to, d.type, d.weight, d.createdAt));
+        const full = complete(nodes, edges);
+        const source = new ArraySource(edges);
+        // The store's catalog answers for the nodes, as in an open.
+        const graph = new GraphIndex({ has: (no) => Number.isInteger(no) && no >= 0 && no < nodes, size: nodes });
+        graph.fill(source, recorder().logger);
+        const options = [
+          { direction },
+          { direction, maxDepth, ...(edgeTypes ? { edgeTypes } : {}), ...(recordedBy !== undefined ? { recordedBy } : {}), traversable: (no: number) => no !== 1 },
+        ];
+        for (const o of options) {
+          for (const to of [nodes - 1, anchors.at(-1)!, nodes]) expect(graph.path(anchors[0]!, to, o), `to ${to}`).toEqual(full.path(anchors[0]!, to, o));
+        }
+        expect(source.nextCalls).toBe(0);
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  });
+
+  it('follows a directed path longer than the steps that reach every node of its start either way', () => {
+    // A directed ring: 5 is one step from 0 against the edges, five along them.
+    const edges = Array.from({ length: 6 }, (_, i) => edge(i, i, (i + 1) % 6, 'DEPENDS_ON'));
+    const source = new ArraySource(edges);
+    const graph = new GraphIndex({ has: (no) => no >= 0 && no < 6, size: 6 });
+    graph.fill(source, recorder().logger);
+    expect(graph.path(0, 5, { direction: 'out' })).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(graph.path(0, 5, { direction: 'out', maxDepth: 4 })).toBeNull();
+    expect(source.nextCalls).toBe(0);
+  });
+
+  it('takes the rest of the fill for a path whose search around its start grows past its share', () => {
+    // A hub with more leaves than a path reads around its start: from one leaf to a node no edge reaches.
+    const leaves = PATH_NEARBY_EDGES + 5;
+    const edges = Array.from({ length: leaves }, (_, i) => edge(i, 0, i + 1, 'DEPENDS_ON'));
+    const source = new ArraySource(edges, 4096);
+    const graph = new GraphIndex({ has: (no) => no >= 0 && no <= leaves + 1, size: leaves + 2 });
+    graph.fill(source, recorder().logger);
+    expect(graph.path(1, 0, { direction: 'both' })).toEqual([1, 0]);
+    expect(source.nextCalls).toBe(0);
+    expect(graph.path(1, leaves + 1, { direction: 'both' })).toBeNull();
+    expect(source.exhausted).toBe(true);
+    expect(graph.size).toBe(leaves);
   });
 
   it('takes every edge in the background, then answers from itself', async () => {

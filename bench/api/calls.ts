@@ -6,6 +6,8 @@ export interface ApiChildOptions {
   file: string;
   n: number;
   query: { text: string; vector: number[] };
+  /** Two memories of the largest group the edges connect, as far apart as any from the first. */
+  path: [from: string, to: string];
 }
 
 export interface ApiChildResult {
@@ -19,7 +21,7 @@ export interface ApiChildResult {
   closeWrittenBytes: number | null;
 }
 
-type Call = [name: string, run: (mem: HybridMemory, id: string, query: SpeedQuery) => Promise<unknown>];
+type Call = [name: string, run: (mem: HybridMemory, id: string, query: SpeedQuery, path: [string, string]) => Promise<unknown>];
 
 /** What an inspector or an agent asks of a store it has just opened (the README's API table). */
 export const CALLS: Call[] = [
@@ -29,6 +31,7 @@ export const CALLS: Call[] = [
   ["list({ kind: 'decision', offset: 500 })", (mem) => mem.list({ kind: 'decision', offset: 500 })],
   ['edges(id)', (mem, id) => mem.edges(id)],
   ['trace(id)', (mem, id) => mem.trace(id)],
+  ['path(from, to), the farthest apart', (mem, _id, _q, [from, to]) => mem.path(from, to)],
   ['ready()', (mem) => mem.ready()],
   ['recall(query), k 10', (mem, _id, q) => mem.recall(q.text, { k: 10, queryEmbedding: q.vector })],
   ['context(query)', (mem, _id, q) => mem.context(q.text, { queryEmbedding: q.vector })],

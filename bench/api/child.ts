@@ -18,7 +18,7 @@ async function main(o: ApiChildOptions): Promise<ApiChildResult> {
     const out: number[] = [];
     for (const [, run] of CALLS) {
       t0 = performance.now();
-      await run(mem, id, query);
+      await run(mem, id, query, o.path);
       out.push(performance.now() - t0);
     }
     return out;

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { GraphIndex } from '../../src/legs/graph/graph-index.js';
 import type { GraphEdge } from '../../src/legs/types.js';
 import type { SqlDriver } from '../../src/storage/driver.js';
 import { storedEdges } from '../../src/storage/edge-source.js';
@@ -98,6 +99,33 @@ describe.each(drivers)('storedEdges (%s)', (_, open) => {
       expect(expected.length).toBeGreaterThan(6);
       expect(source.around(nos)).toEqual(expected.map(edgeOf));
       expect(source.around([])).toEqual([]);
+    });
+  });
+
+  it('lets a graph that has not taken any of them find every path as the complete graph does', async () => {
+    await withEdges(open, 150, (db) => {
+      const source = storedEdges(db);
+      let taken = 0;
+      const counted = { empty: source.empty, next: () => (taken += 1, source.next()), around: (nos: readonly number[]) => source.around(nos) };
+      const nodes = { has: (no: number) => Number.isInteger(no) && no >= 0 && no < 97, size: 97 };
+      const filling = new GraphIndex(nodes);
+      filling.fill(counted, () => {});
+      const complete = new GraphIndex(nodes);
+      for (const e of drain(storedEdges(db)).edges) complete.addEdge(e.id, e.from, e.to, { type: e.type, weight: e.weight, createdAt: e.createdAt });
+      let found = 0;
+      for (const direction of ['out', 'in', 'both'] as const) {
+        // Each memory's edges lead to `ends(no)[1]`: pairs along them are connected, the others may not be.
+        const along = (start: number, steps: number) => Array.from({ length: steps }).reduce<number>((at) => ends(at)[1], start);
+        for (const [from, to] of [[0, along(0, 2)], [5, along(5, 4)], [12, along(12, 3)], [0, 96], [40, 3]]) {
+          for (const options of [{ direction }, { direction, edgeTypes: ['DEPENDS_ON'], maxDepth: 3 }]) {
+            const path = complete.path(from!, to!, options);
+            if (path) found += 1;
+            expect(filling.path(from!, to!, options), `${from} → ${to} ${JSON.stringify(options)}`).toEqual(path);
+          }
+        }
+      }
+      expect(found).toBeGreaterThan(6);
+      expect(taken).toBe(0);
     });
   });
 
