@@ -12,14 +12,18 @@ export interface ApiChildOptions {
 
 export interface ApiChildResult {
   openMs: number;
-  /** Per call, in `CALLS` order: right after the open, then again. */
+  /** Per call, in `CALLS` order: right after the open, then again, then after `SETTLE_MS` of nothing else (the background work done). */
   first: number[];
   again: number[];
+  settled: number[];
   storeMs: number;
   closeMs: number;
   /** What the process handed the kernel to write during that close (Linux `/proc/self/io` wchar); null elsewhere. */
   closeWrittenBytes: number | null;
 }
+
+/** Idle time before the third pass: at 100k memories the graph's edge fill and the catalog's id map finish well within it. */
+export const SETTLE_MS = 3_000;
 
 type Call = [name: string, run: (mem: HybridMemory, id: string, query: SpeedQuery, path: [string, string]) => Promise<unknown>];
 

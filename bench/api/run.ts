@@ -15,7 +15,7 @@ import { HybridMemory } from '../../src/index.js';
 import { makeCorpus, makeEdges, type Doc } from '../lib/corpus.js';
 import { ms, table } from '../lib/format.js';
 import { quantile } from '../lib/stats.js';
-import { CALLS, type ApiChildOptions, type ApiChildResult } from './calls.js';
+import { CALLS, SETTLE_MS, type ApiChildOptions, type ApiChildResult } from './calls.js';
 
 export interface ApiSize {
   n: number;
@@ -120,19 +120,19 @@ const median = (values: number[]) => quantile([...values].sort((a, b) => a - b),
 
 export function renderApi(r: ApiReport): string {
   const sections = r.sizes.map((s) => {
-    const rows = CALLS.map(([name], i) => [name, ms(median(s.rounds.map((x) => x.first[i]!))), ms(median(s.rounds.map((x) => x.again[i]!)))]);
-    rows.unshift(['open (HybridMemory.open of the file)', ms(median(s.rounds.map((x) => x.openMs))), '']);
-    rows.push(['store(one memory), after the calls above', ms(median(s.rounds.map((x) => x.storeMs))), ''], ['close() after that write (saves the derived indexes)', ms(median(s.rounds.map((x) => x.closeMs))), '']);
+    const rows = CALLS.map(([name], i) => [name, ...(['first', 'again', 'settled'] as const).map((pass) => ms(median(s.rounds.map((x) => x[pass][i]!))))]);
+    rows.unshift(['open (HybridMemory.open of the file)', ms(median(s.rounds.map((x) => x.openMs))), '', '']);
+    rows.push(['store(one memory), after the calls above', ms(median(s.rounds.map((x) => x.storeMs))), '', ''], ['close() after that write (saves the derived indexes)', ms(median(s.rounds.map((x) => x.closeMs))), '', '']);
     const written = s.rounds.map((x) => x.closeWrittenBytes).filter((b): b is number => b !== null);
-    if (written.length > 0) rows.push(['bytes that close() wrote, MB (/proc/self/io wchar)', (median(written) / 1e6).toFixed(2), '']);
-    return [`## n = ${s.n.toLocaleString('en')} memories, ${s.edges.toLocaleString('en')} edges (${(s.fileBytes / 2 ** 20).toFixed(0)} MiB file; load ${s.load[0].toFixed(2)} → ${s.load[1].toFixed(2)}; path() from ${s.path[0]} to ${s.path[1]})`, '', table(['call', 'right after the open, ms', 'again, ms'], rows)].join('\n');
+    if (written.length > 0) rows.push(['bytes that close() wrote, MB (/proc/self/io wchar)', (median(written) / 1e6).toFixed(2), '', '']);
+    return [`## n = ${s.n.toLocaleString('en')} memories, ${s.edges.toLocaleString('en')} edges (${(s.fileBytes / 2 ** 20).toFixed(0)} MiB file; load ${s.load[0].toFixed(2)} → ${s.load[1].toFixed(2)}; path() from ${s.path[0]} to ${s.path[1]})`, '', table(['call', 'right after the open, ms', 'again, ms', `after ${SETTLE_MS / 1000} s idle, ms`], rows)].join('\n');
   });
   return [
     '# HybridMind: the calls besides recall on a large store',
     '',
     `${r.createdAt}, commit ${r.commit.slice(0, 12)}. Machine: ${String(r.machine['cpu'] ?? '')}, ${String(r.machine['cores'] ?? '')} cores.`,
     '',
-    `Method: per size, one store built on the Node file store (the speed harness's corpus and edges, every tenth memory of kind \`decision\`, 384-d precomputed vectors, \`ann: false\`), closed, then copied and reopened ${r.settings.rounds} times, each in a fresh Node process (\`bench/api/child.ts\`). Each call runs once right after the open, before any background work (the graph's edge fill, the catalog's id map) had a turn, and once more after the first pass; then one \`store()\` and the \`close()\` that saves what it changed, with the bytes the process wrote during it (Linux's count of bytes passed to write calls: the WAL frames and the checkpoint that copies them into the file). Medians over the rounds. The id asked about is the middle memory's; \`path()\` is asked from the smallest-numbered memory of the largest group the edges connect to the memory of that group farthest from it; the query is the speed harness's first, with its vector.`,
+    `Method: per size, one store built on the Node file store (the speed harness's corpus and edges, every tenth memory of kind \`decision\`, 384-d precomputed vectors, \`ann: false\`), closed, then copied and reopened ${r.settings.rounds} times, each in a fresh Node process (\`bench/api/child.ts\`). Each call runs once right after the open, before any background work (the graph's edge fill, the catalog's id map) had a turn, once more after the first pass, and again after ${SETTLE_MS / 1000} s idle (the background work done); then one \`store()\` and the \`close()\` that saves what it changed, with the bytes the process wrote during it (Linux's count of bytes passed to write calls: the WAL frames and the checkpoint that copies them into the file). Medians over the rounds. The id asked about is the middle memory's; \`path()\` is asked from the smallest-numbered memory of the largest group the edges connect to the memory of that group farthest from it; the query is the speed harness's first, with its vector.`,
     '',
     ...sections,
     '',

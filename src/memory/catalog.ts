@@ -184,9 +184,13 @@ export class Catalog {
 
   /** How many memories are current at `reference` (as `statusAt` says), read from the columns when the numbers are dense: no entry is made. */
   countCurrent(reference: number): number {
+    if (this.acceptsEvery(reference, false, false)) return this.size;
     const current = this.acceptor(reference, false, false);
     let count = 0;
-    for (const no of this.nos()) if (current(no)) count++;
+    // Over the columns where they are dense: the generator of `nos()` took ~10 ms of a `stats()` at 100k memories.
+    const columns = this.#columnsIfDense();
+    if (columns) for (let no = 0; no < columns.live.length; no++) count += current(no) ? 1 : 0;
+    else for (const no of this.nos()) if (current(no)) count++;
     return count;
   }
 

@@ -304,8 +304,8 @@ export class MemoryCore {
     const { catalog, vector } = this.#indexes;
     const current = catalog.countCurrent(this.#now());
     const semantic = this.#indexes.semantic;
-    // Counted by SQLite, not the graph leg, whose size would first take every edge its background fill has not.
-    const edgeTypes = this.#repo.edgeTypeCounts();
+    // Counted by SQLite while the graph leg's background fill has not taken every edge (its size would take them at once).
+    const edgeTypes = this.#indexes.graph.edgeTypeCounts?.() ?? this.#repo.edgeTypeCounts();
     return {
       memories: catalog.size,
       edges: Object.values(edgeTypes).reduce((sum, n) => sum + n, 0),

@@ -225,6 +225,39 @@ describe('persistence', () => {
     expect(await mem.stats()).toEqual(stats);
   });
 
+  it('counts edges by type as the store does once the graph holds them all, through relating, unrelating and forgetting', async () => {
+    mem = await openMemory({ embedder: null, dim: 4 });
+    await mem.storeMany(['a', 'b', 'c', 'd'].map((id) => ({ id, text: `memory ${id}` })));
+    await mem.relateMany([
+      { from: 'a', to: 'b', type: 'DEPENDS_ON' },
+      { from: 'b', to: 'c', type: 'DEPENDS_ON' },
+      { from: 'c', to: 'a', type: 'RELATES_TO' },
+      { from: 'd', to: 'a', type: 'SUPERSEDES' },
+    ]);
+    const stored = async () => {
+      const bytes = await mem.exportDatabase();
+      const reopened = await openMemory({ embedder: null, storage: { bytes } });
+      // Right after the open the fill has not run: the store counts.
+      const counted = await reopened.stats();
+      await reopened.close();
+      return { edges: counted.edges, edgeTypes: counted.edgeTypes };
+    };
+    const counts = async () => {
+      const s = await mem.stats();
+      return { edges: s.edges, edgeTypes: s.edgeTypes };
+    };
+    expect(await counts()).toEqual({ edges: 4, edgeTypes: { DEPENDS_ON: 2, RELATES_TO: 1, SUPERSEDES: 1 } });
+    const edge = (await mem.edges('b')).find((e) => e.to === 'c')!;
+    await mem.unrelate(edge.id);
+    expect(await counts()).toEqual({ edges: 3, edgeTypes: { DEPENDS_ON: 1, RELATES_TO: 1, SUPERSEDES: 1 } });
+    await mem.forget('a');
+    expect(await counts()).toEqual({ edges: 0, edgeTypes: {} });
+    expect(await counts()).toEqual(await stored());
+    await mem.relate('b', 'c', 'RELATES_TO');
+    expect(await counts()).toEqual({ edges: 1, edgeTypes: { RELATES_TO: 1 } });
+    expect(await counts()).toEqual(await stored());
+  });
+
   it('embeds memories left without vectors when it reopens with an embedder', async () => {
     mem = await openMemory({ embedder: null });
     await mem.store({ id: 'a', text: 'pending embedding' });
