@@ -254,11 +254,6 @@ export interface EntityLeg {
   walk(seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[];
   /** Persistable form; `LegFactory.loadEntities` restores it without re-reading the texts. */
   save(): Uint8Array;
-  /**
-   * After a load, does a part of the work its first change would do, until the clock reaches
-   * `until`; false once none is left. The store calls it in the background after an open.
-   */
-  warm?(until: number): boolean;
 }
 
 /** A vector index's saved bytes, kept by the store (a blob in its own database). */

@@ -129,21 +129,21 @@ export class Indexes implements RecallParts {
     if (source === this.repository && this.graph.fill) this.graph.fill(storedEdges(source.db), logger);
     else for (const edge of rows.edges()) this.addEdge(edge);
     if (stamp && lexical && entities && catalog && (quantized || !this.vector?.saveQuantized)) this.#savedStamp = stamp.key;
-    if (catalog || entities) this.#warmLater();
+    if (catalog) this.#warmLater();
   }
 
   /**
-   * After an open from saved indexes, makes what a first write would otherwise make (the loaded
-   * catalog's id map, the loaded entity index's maps) in slices, so a write that comes a moment
-   * later finds them made and queries meanwhile wait at most a slice.
+   * After an open from a saved catalog, makes what a first write would otherwise make (its id
+   * map) in slices, so a write that comes a moment later finds it made and queries meanwhile wait
+   * at most a slice.
    */
   #warmLater(): void {
     const token = {};
     this.#warming = token;
     const started = now();
-    inSlices((until) => this.catalog.fillIds(until) || (this.entities.warm?.(until) ?? false), () => this.#warming === token, () => {
+    inSlices((until) => this.catalog.fillIds(until), () => this.#warming === token, () => {
       this.#warming = null;
-      this.#logger('debug', `made the loaded catalog's id map and entity maps in ${(now() - started).toFixed(0)} ms`, { memories: this.catalog.size });
+      this.#logger('debug', `made the loaded catalog's id map in ${(now() - started).toFixed(0)} ms`, { memories: this.catalog.size });
     });
   }
 

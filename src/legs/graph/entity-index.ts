@@ -1,6 +1,6 @@
 import type { EntityLeg, EntityWalkOptions, Scored } from '../types.js';
 import { EXTRACTOR_VERSION, extractEntities } from './entities.js';
-import { LoadedEntities, type EntityMaps } from './loaded-entities.js';
+import { LoadedEntities } from './loaded-entities.js';
 
 const FORMAT = 'hybridmind.entities';
 const FORMAT_VERSION = 1;
@@ -142,12 +142,16 @@ export function* entityWalkSteps(graph: EntityGraphView, seeds: ReadonlyArray<{ 
  */
 export class EntityIndex implements EntityLeg {
   readonly #keys = new Map<string, number>();
-  #postings: Array<Set<number>> = [];
-  #of = new Map<number, number[]>();
-  /** A loaded index, read in place until its maps are made (`warm`, or `#thaw` at the first change); the maps above are empty meanwhile. */
-  #loaded: LoadedEntities | null = null;
-  /** The maps being made from `#loaded` in the background (`warm`), swapped in when whole. */
-  #thawing: { maps: EntityMaps; step(until: number): boolean } | null = null;
+  /** A loaded index, read in place and never changed; what changed since is kept in the fields below. */
+  #base: LoadedEntities | null = null;
+  /** Memories of `#base` removed (or added again, then they are in `#added` too). */
+  readonly #removed = new Set<number>();
+  /** Per entity, how many of the memories `#base` lists for it are removed. */
+  readonly #removedDf = new Map<number, number>();
+  /** Memories added since the load (all of them when nothing was loaded), in the order last added. */
+  readonly #added = new Map<number, number[]>();
+  /** Per entity, the memories of `#added` naming it, in the order they were added. */
+  readonly #addedPostings = new Map<number, Set<number>>();
   readonly #maxShare: number | undefined;
   readonly #minCap: number | undefined;
 
@@ -157,34 +161,29 @@ export class EntityIndex implements EntityLeg {
   }
 
   get size(): number {
-    return this.#loaded?.count ?? this.#of.size;
-  }
-
-  #thaw(): void {
-    this.warm(Infinity);
-  }
-
-  /**
-   * Makes a loaded index's sets and maps a part at a time (see `LoadedEntities.mapsBuilder`),
-   * answering from the loaded form meanwhile; false once they are made (or there is nothing to
-   * make). A change finishes them first.
-   */
-  warm(until: number): boolean {
-    if (!this.#loaded) return false;
-    const thawing = (this.#thawing ??= this.#loaded.mapsBuilder());
-    if (thawing.step(until)) return true;
-    ({ postings: this.#postings, of: this.#of } = thawing.maps);
-    this.#loaded = null;
-    this.#thawing = null;
-    return false;
+    return (this.#base?.count ?? 0) - this.#removed.size + this.#added.size;
   }
 
   #df(id: number): number {
-    return this.#loaded ? this.#loaded.df(id) : this.#postings[id]!.size;
+    return (this.#base?.df(id) ?? 0) - (this.#removedDf.get(id) ?? 0) + (this.#addedPostings.get(id)?.size ?? 0);
   }
 
   #entitiesOf(no: number): readonly number[] | undefined {
-    return this.#loaded ? this.#loaded.entitiesOf(no) : this.#of.get(no);
+    return this.#added.get(no) ?? (this.#removed.has(no) ? undefined : this.#base?.entitiesOf(no));
+  }
+
+  /**
+   * The saved memories naming `id` that are still there, then those added since: the order a set
+   * per entity would hold them in had every change been made to it, as the walk's sums follow it.
+   */
+  #posting(id: number): Iterable<number> {
+    const saved = this.#base?.posting(id) ?? [];
+    const added = this.#addedPostings.get(id);
+    if (!this.#removedDf.has(id) && !added) return saved;
+    const out: number[] = [];
+    for (const no of saved) if (!this.#removed.has(no)) out.push(no);
+    if (added) for (const no of added) out.push(no);
+    return out;
   }
 
   /** Indexes the entities of `text`, and for a conversation turn its pair links (see {@link entityKeys}). */
@@ -194,30 +193,42 @@ export class EntityIndex implements EntityLeg {
     for (const key of entityKeys(text, turn)) {
       let id = this.#keys.get(key);
       if (id === undefined) {
-        id = this.#postings.length;
+        id = this.#keys.size;
         this.#keys.set(key, id);
-        this.#postings.push(new Set());
       }
-      this.#postings[id]!.add(no);
+      let posting = this.#addedPostings.get(id);
+      if (!posting) this.#addedPostings.set(id, (posting = new Set()));
+      posting.add(no);
       ids.push(id);
     }
-    this.#of.set(no, ids);
+    this.#added.set(no, ids);
   }
 
   remove(no: number): void {
-    this.#thaw();
-    const ids = this.#of.get(no);
-    if (!ids) return;
-    for (const id of ids) this.#postings[id]!.delete(no);
-    this.#of.delete(no);
+    const added = this.#added.get(no);
+    if (added) {
+      for (const id of added) {
+        const posting = this.#addedPostings.get(id)!;
+        posting.delete(no);
+        if (posting.size === 0) this.#addedPostings.delete(id);
+      }
+      this.#added.delete(no);
+      return;
+    }
+    const saved = this.#removed.has(no) ? undefined : this.#base?.entitiesOf(no);
+    if (!saved) return;
+    this.#removed.add(no);
+    // A memory the save lists with an entity twice is one posting of it.
+    for (const id of new Set(saved)) this.#removedDf.set(id, (this.#removedDf.get(id) ?? 0) + 1);
   }
 
   clear(): void {
-    this.#loaded = null;
-    this.#thawing = null;
+    this.#base = null;
     this.#keys.clear();
-    this.#postings.length = 0;
-    this.#of.clear();
+    this.#removed.clear();
+    this.#removedDf.clear();
+    this.#added.clear();
+    this.#addedPostings.clear();
   }
 
   /**
@@ -226,9 +237,11 @@ export class EntityIndex implements EntityLeg {
    * walk sums in the same order).
    */
   save(): Uint8Array {
-    this.#thaw();
     const of: number[] = [];
-    for (const [no, ids] of this.#of) of.push(no, ids.length, ...ids);
+    this.#base?.forEach((no, ids) => {
+      if (!this.#removed.has(no)) of.push(no, ids.length, ...ids);
+    });
+    for (const [no, ids] of this.#added) of.push(no, ids.length, ...ids);
     return new TextEncoder().encode(JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, extractor: EXTRACTOR_VERSION, keys: [...this.#keys.keys()], of }));
   }
 
@@ -243,7 +256,7 @@ export class EntityIndex implements EntityLeg {
       if (typeof key !== 'string' || index.#keys.has(key)) throw new Error('entity keys must be distinct strings');
       index.#keys.set(key, index.#keys.size);
     }
-    index.#loaded = new LoadedEntities(index.#keys, saved.of);
+    index.#base = new LoadedEntities(index.#keys, saved.of);
     return index;
   }
 
@@ -259,11 +272,10 @@ export class EntityIndex implements EntityLeg {
 
   /** {@link entityWalk} over this index; seeds it does not hold are left out. */
   walk(seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[] {
-    const loaded = this.#loaded;
     const view: EntityGraphView = {
       cap: entityCap(this.size, this.#maxShare, this.#minCap),
       entitiesOf: (no) => this.#entitiesOf(no),
-      posting: (id) => (loaded ? loaded.posting(id) : this.#postings[id]!),
+      posting: (id) => this.#posting(id),
       df: (id) => this.#df(id),
     };
     return entityWalk(view, seeds.filter((s) => this.#entitiesOf(s.no) !== undefined), queryEntities, options);

@@ -1,18 +1,12 @@
 /**
- * A saved entity index as read, before anything changes it: each memory's entity ids stay in the
- * saved array and the postings are laid out once in flat arrays. Making a set per entity and an
- * array and map entry per memory (100k of them, most naming no entity) was a fifth of a 100k
- * store's cold open. `EntityIndex` answers from here until the maps it changes (`EntityMaps`)
- * are made: in slices after an open, or at once by its first change.
+ * A saved entity index as read, never changed: each memory's entity ids stay in the saved array
+ * and the postings are laid out once in flat arrays. Making a set per entity and an array and map
+ * entry per memory (100k of them, most naming no entity) was a fifth of a 100k store's cold open,
+ * and turning this into them at the first change after an open took ~30 ms of that write;
+ * `EntityIndex` keeps its changes beside it instead.
  */
 
 import { NumberPositions } from '../../util/number-positions.js';
-import { partSpent } from '../../util/slices.js';
-
-export interface EntityMaps {
-  postings: Array<Set<number>>;
-  of: Map<number, number[]>;
-}
 
 export class LoadedEntities {
   /** `[no, count, ids…]` per memory, in the order they were last added (the saved array, checked). */
@@ -85,37 +79,18 @@ export class LoadedEntities {
     return i < 0 ? undefined : this.#of.slice(i + 2, i + 2 + this.#of[i + 1]!);
   }
 
+  /** The memories naming entity `id`, in saved order; none for an entity added since (an id past the saved ones). */
   posting(id: number): Float64Array {
-    return this.#nos.subarray(this.#starts[id]!, this.#starts[id + 1]!);
+    return id < this.#entityCount ? this.#nos.subarray(this.#starts[id]!, this.#starts[id + 1]!) : this.#nos.subarray(0, 0);
   }
 
   df(id: number): number {
-    return this.#starts[id + 1]! - this.#starts[id]!;
+    return id < this.#entityCount ? this.#starts[id + 1]! - this.#starts[id]! : 0;
   }
 
-  /**
-   * The maps `EntityIndex` changes, holding what this holds in the same orders, made a part at a
-   * time: each `step` adds entities' sets, then memories' entries, until the clock reaches `until`
-   * (at least 1,023 of them, or all that are left), and returns whether any are left. `maps` is
-   * whole once a step returns false.
-   */
-  mapsBuilder(): { maps: EntityMaps; step(until: number): boolean } {
-    const maps: EntityMaps = { postings: [], of: new Map() };
+  /** Each memory's entry (its number and entity ids, as saved), in the saved order. */
+  forEach(visit: (no: number, ids: number[]) => void): void {
     const of = this.#of;
-    let id = 0;
-    let at = 0;
-    const step = (until: number): boolean => {
-      let k = 0;
-      for (; id < this.#entityCount; id++, k++) {
-        if (partSpent(k, until)) return true;
-        maps.postings.push(new Set(this.posting(id)));
-      }
-      for (; at < of.length; at += 2 + of[at + 1]!, k++) {
-        if (partSpent(k, until)) return true;
-        maps.of.set(of[at]!, of.slice(at + 2, at + 2 + of[at + 1]!));
-      }
-      return false;
-    };
-    return { maps, step };
+    for (let at = 0; at < of.length; at += 2 + of[at + 1]!) visit(of[at]!, of.slice(at + 2, at + 2 + of[at + 1]!));
   }
 }
