@@ -27,8 +27,11 @@ export const SETTLE_MS = 3_000;
 
 type Call = [name: string, run: (mem: HybridMemory, id: string, query: SpeedQuery, path: [string, string]) => Promise<unknown>];
 
-/** What an inspector or an agent asks of a store it has just opened (the README's API table). */
+let stored = 0;
+
+/** What an agent or an inspector asks of a store it has just opened (the README's API table), a write first. */
 export const CALLS: Call[] = [
+  ['store(one memory)', (mem, _id, q) => mem.store({ id: `api-${++stored}`, text: `decision ${stored}: Order #4821 ships on Tuesday`, kind: 'decision', embedding: q.vector })],
   ['stats()', (mem) => mem.stats()],
   ['get(id)', (mem, id) => mem.get(id)],
   ['list({ limit: 50 })', (mem) => mem.list({ limit: 50 })],

@@ -28,7 +28,7 @@ async function main(o: ApiChildOptions): Promise<ApiChildResult> {
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const settled = await round();
   t0 = performance.now();
-  await mem.store({ id: `api-${process.pid}`, text: 'one more decision: Order #4821 ships on Tuesday', kind: 'decision', embedding: query.vector });
+  await mem.store({ id: `api-last-${process.pid}`, text: 'one more decision: Order #4821 ships on Tuesday', kind: 'decision', embedding: query.vector });
   const storeMs = performance.now() - t0;
   const written = writtenBytes();
   t0 = performance.now();
