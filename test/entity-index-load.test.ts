@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { EXTRACTOR_VERSION } from '../src/legs/graph/entities.js';
+import { decodeEntities, encodeEntities } from '../src/legs/graph/entity-format.js';
 import { EntityIndex } from '../src/legs/graph/entity-index.js';
 
 /**
@@ -37,9 +39,33 @@ function same(loaded: EntityIndex, original: EntityIndex, seeds: number[]): void
   }
 }
 
-/** A save of these entries (`[no, count, ids…]` each) naming the entities `keys`. */
+/** A save in format version 1 (JSON) of these entries (`[no, count, ids…]` each) naming the entities `keys`. */
 const encode = (of: unknown[], keys: unknown[] = ['bob', 'ana']) =>
-  new TextEncoder().encode(JSON.stringify({ format: 'hybridmind.entities', version: 1, extractor: JSON.parse(new TextDecoder().decode(new EntityIndex().save())).extractor, keys, of }));
+  new TextEncoder().encode(JSON.stringify({ format: 'hybridmind.entities', version: 1, extractor: EXTRACTOR_VERSION, keys, of }));
+
+/** A current save as version 1 wrote it. */
+function asVersion1(bytes: Uint8Array): Uint8Array {
+  const { keys, nos, counts, ids } = decodeEntities(bytes, EXTRACTOR_VERSION);
+  const of: number[] = [];
+  let at = 0;
+  nos.forEach((no, i) => {
+    of.push(no, counts[i]!, ...ids.subarray(at, (at += counts[i]!)));
+  });
+  return encode(of, keys);
+}
+
+/** `encode`'s entries in the current binary version. */
+function encodeBinary(of: number[], keys: string[] = ['bob', 'ana']): Uint8Array {
+  const nos: number[] = [];
+  const counts: number[] = [];
+  const ids: number[] = [];
+  for (let i = 0; i < of.length; i += 2 + of[i + 1]!) {
+    nos.push(of[i]!);
+    counts.push(of[i + 1]!);
+    ids.push(...of.slice(i + 2, i + 2 + of[i + 1]!));
+  }
+  return encodeEntities(EXTRACTOR_VERSION, { keys, nos: Float64Array.from(nos), counts: Uint32Array.from(counts), ids: Uint32Array.from(ids) });
+}
 
 describe('a loaded entity index', () => {
   it('answers as the index it was saved from, before and after further changes', () => {
@@ -51,6 +77,10 @@ describe('a loaded entity index', () => {
         const loaded = EntityIndex.load(bytes, { minCap: 4 });
         same(loaded, original, seeds);
         expect(loaded.save()).toEqual(bytes);
+        // The same index saved as version 1 did (JSON) loads to the same answers and saves as version 2.
+        const v1 = EntityIndex.load(asVersion1(bytes), { minCap: 4 });
+        same(v1, original, seeds);
+        expect(v1.save()).toEqual(bytes);
         // Changed beside its saved form, it answers and saves as the original after the same changes.
         for (const o of later) {
           apply(loaded, o);
@@ -117,6 +147,32 @@ describe('a loaded entity index', () => {
       encode([1, 1, 0.5]),
       encode([1, 1, 2 ** 32]),
       encode(['1', 0] as unknown as number[]),
+    ];
+    bad.forEach((bytes, i) => expect(() => EntityIndex.load(bytes), `case ${i}`).toThrow());
+  });
+
+  it('refuses a binary save whose sizes or entries are malformed', () => {
+    const good = encodeBinary([1, 1, 0, 2, 2, 0, 1]);
+    expect(EntityIndex.load(good).size).toBe(2);
+    const columns = (nos: number[], counts: number[], ids: number[], keys = ['bob', 'ana'], extractor = EXTRACTOR_VERSION) =>
+      encodeEntities(extractor, { keys, nos: Float64Array.from(nos), counts: Uint32Array.from(counts), ids: Uint32Array.from(ids) });
+    const bad = [
+      good.subarray(0, good.length - 1),
+      Uint8Array.from([...good, 0]),
+      good.subarray(0, 12),
+      // Bytes per memory number other than 4 or 8.
+      Uint8Array.from(good, (b, i) => (i === 28 ? 5 : b)),
+      columns([1], [1], [0], ['bob', 'ana'], EXTRACTOR_VERSION + 1),
+      encodeBinary([1, 1, 2]),
+      encodeBinary([1, 0, 1, 0]),
+      encodeBinary([1.5, 0]),
+      encodeBinary([-1, 0]),
+      encodeBinary([2 ** 53, 0]),
+      encodeBinary([1, 0], ['bob', 'bob']),
+      // A key holding the separator reads as one key more than the header says.
+      encodeBinary([1, 0], ['bob', 'a\0b']),
+      columns([1], [2], [0]),
+      columns([1, 2], [1, 0], [0, 1]),
     ];
     bad.forEach((bytes, i) => expect(() => EntityIndex.load(bytes), `case ${i}`).toThrow());
   });

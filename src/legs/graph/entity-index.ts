@@ -1,9 +1,7 @@
 import type { EntityLeg, EntityWalkOptions, Scored } from '../types.js';
 import { EXTRACTOR_VERSION, extractEntities } from './entities.js';
+import { decodeEntities, encodeEntities } from './entity-format.js';
 import { LoadedEntities } from './loaded-entities.js';
-
-const FORMAT = 'hybridmind.entities';
-const FORMAT_VERSION = 1;
 
 /**
  * What the walk reads of a memory–entity graph. The embedded index holds all of it; the Postgres
@@ -232,31 +230,35 @@ export class EntityIndex implements EntityLeg {
   }
 
   /**
-   * UTF-8 JSON of the entity keys (in id order, so ids survive) and each memory's entity ids (in
-   * the order memories were last added, so postings come back in the order they were built and a
-   * walk sums in the same order).
+   * The entity keys (in id order, so ids survive) and each memory's entity ids (in the order
+   * memories were last added, so postings come back in the order they were built and a walk sums
+   * in the same order), in `entity-format.ts`'s current version.
    */
   save(): Uint8Array {
-    const of: number[] = [];
-    this.#base?.forEach((no, ids) => {
-      if (!this.#removed.has(no)) of.push(no, ids.length, ...ids);
+    const nos: number[] = [];
+    const counts: number[] = [];
+    const ids: number[] = [];
+    const entry = (no: number, named: ArrayLike<number>) => {
+      nos.push(no);
+      counts.push(named.length);
+      for (let i = 0; i < named.length; i++) ids.push(named[i]!);
+    };
+    this.#base?.forEach((no, named) => {
+      if (!this.#removed.has(no)) entry(no, named);
     });
-    for (const [no, ids] of this.#added) of.push(no, ids.length, ...ids);
-    return new TextEncoder().encode(JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, extractor: EXTRACTOR_VERSION, keys: [...this.#keys.keys()], of }));
+    for (const [no, named] of this.#added) entry(no, named);
+    return encodeEntities(EXTRACTOR_VERSION, { keys: [...this.#keys.keys()], nos: Float64Array.from(nos), counts: Uint32Array.from(counts), ids: Uint32Array.from(ids) });
   }
 
-  /** Restores {@link EntityIndex.save}'s bytes; throws on anything else (the caller rebuilds from the texts). */
+  /** Restores {@link EntityIndex.save}'s bytes (or an older version's); throws on anything else (the caller rebuilds from the texts). */
   static load(bytes: Uint8Array, options: { maxShare?: number; minCap?: number } = {}): EntityIndex {
-    const saved = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as { format?: unknown; version?: unknown; extractor?: unknown; keys?: unknown; of?: unknown };
-    if (saved.format !== FORMAT || saved.version !== FORMAT_VERSION || saved.extractor !== EXTRACTOR_VERSION || !Array.isArray(saved.keys) || !Array.isArray(saved.of)) {
-      throw new Error(`not a ${FORMAT} v${FORMAT_VERSION} snapshot of extractor v${EXTRACTOR_VERSION}`);
-    }
+    const saved = decodeEntities(bytes, EXTRACTOR_VERSION);
     const index = new EntityIndex(options);
     for (const key of saved.keys) {
-      if (typeof key !== 'string' || index.#keys.has(key)) throw new Error('entity keys must be distinct strings');
+      if (index.#keys.has(key)) throw new Error('entity keys must be distinct');
       index.#keys.set(key, index.#keys.size);
     }
-    index.#base = new LoadedEntities(index.#keys, saved.of);
+    index.#base = new LoadedEntities(index.#keys.size, saved);
     return index;
   }
 
