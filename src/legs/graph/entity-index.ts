@@ -1,7 +1,25 @@
 import type { EntityLeg, EntityWalkOptions, Scored } from '../types.js';
 import { EXTRACTOR_VERSION, extractEntities } from './entities.js';
-import { decodeEntities, encodeEntities } from './entity-format.js';
-import { LoadedEntities } from './loaded-entities.js';
+import { decodeEntities, encodeEntities, type EntityChanges } from './entity-format.js';
+import { LoadedEntities, type EntityColumns } from './loaded-entities.js';
+
+/** Changes past which a save folds them into a new base (see `EntityIndex.save`). */
+const SAVED_CHANGES_FLOOR = 64;
+const SAVED_CHANGES_SHARE = 1 / 64;
+
+/** Memories' entity ids as columns, in the map's order. */
+function columnsOf(entries: ReadonlyMap<number, ArrayLike<number>>): EntityColumns {
+  const nos = new Float64Array(entries.size);
+  const counts = new Uint32Array(entries.size);
+  const ids: number[] = [];
+  let i = 0;
+  for (const [no, named] of entries) {
+    nos[i] = no;
+    counts[i++] = named.length;
+    for (let j = 0; j < named.length; j++) ids.push(named[j]!);
+  }
+  return { nos, counts, ids: Uint32Array.from(ids) };
+}
 
 /**
  * What the walk reads of a memory–entity graph. The embedded index holds all of it; the Postgres
@@ -142,6 +160,8 @@ export class EntityIndex implements EntityLeg {
   readonly #keys = new Map<string, number>();
   /** A loaded index, read in place and never changed; what changed since is kept in the fields below. */
   #base: LoadedEntities | null = null;
+  /** How many of the keys `#base` has: those after it were added since. */
+  #baseKeys = 0;
   /** Memories of `#base` removed (or added again, then they are in `#added` too). */
   readonly #removed = new Set<number>();
   /** Per entity, how many of the memories `#base` lists for it are removed. */
@@ -194,10 +214,17 @@ export class EntityIndex implements EntityLeg {
         id = this.#keys.size;
         this.#keys.set(key, id);
       }
+      ids.push(id);
+    }
+    this.#addEntry(no, ids);
+  }
+
+  /** `no` naming `ids`, in the added layer (which does not hold it). */
+  #addEntry(no: number, ids: number[]): void {
+    for (const id of ids) {
       let posting = this.#addedPostings.get(id);
       if (!posting) this.#addedPostings.set(id, (posting = new Set()));
       posting.add(no);
-      ids.push(id);
     }
     this.#added.set(no, ids);
   }
@@ -221,45 +248,75 @@ export class EntityIndex implements EntityLeg {
   }
 
   clear(): void {
-    this.#base = null;
     this.#keys.clear();
+    this.#rebase(null, 0);
+  }
+
+  /**
+   * The entity keys (in id order, so ids survive) and each memory's entity ids (in the order
+   * memories were last added, so postings come back in the order they were built and a walk sums
+   * in the same order). A loaded index with few changes writes its base as it was and the changes
+   * after it (`entity-format.ts` version 3), so a store's save after a few writes leaves the
+   * base's bytes, and SQLite its pages, as they were (at 100k memories the index is ~1 MB); past
+   * max(64, 1/64 of the memories) the changes are folded into a new base first, as an open would
+   * otherwise apply them all.
+   */
+  save(): Uint8Array {
+    const keys = [...this.#keys.keys()];
+    const base = this.#base;
+    if (base && this.#removed.size + this.#added.size <= Math.max(SAVED_CHANGES_FLOOR, SAVED_CHANGES_SHARE * this.size)) {
+      const added = columnsOf(this.#added);
+      return encodeEntities(EXTRACTOR_VERSION, { keys: keys.slice(0, this.#baseKeys), ...base.columns() }, { keys: keys.slice(this.#baseKeys), ...added, removed: Float64Array.from(this.#removed) });
+    }
+    const entries = new Map<number, ArrayLike<number>>();
+    base?.forEach((no, ids) => {
+      if (!this.#removed.has(no)) entries.set(no, ids);
+    });
+    for (const [no, ids] of this.#added) entries.set(no, ids);
+    const columns = columnsOf(entries);
+    this.#rebase(new LoadedEntities(keys.length, columns), keys.length);
+    return encodeEntities(EXTRACTOR_VERSION, { keys, ...columns });
+  }
+
+  /** `base` in place of the saved form and every change made since. */
+  #rebase(base: LoadedEntities | null, keys: number): void {
+    this.#base = base;
+    this.#baseKeys = keys;
     this.#removed.clear();
     this.#removedDf.clear();
     this.#added.clear();
     this.#addedPostings.clear();
   }
 
-  /**
-   * The entity keys (in id order, so ids survive) and each memory's entity ids (in the order
-   * memories were last added, so postings come back in the order they were built and a walk sums
-   * in the same order), in `entity-format.ts`'s current version.
-   */
-  save(): Uint8Array {
-    const nos: number[] = [];
-    const counts: number[] = [];
-    const ids: number[] = [];
-    const entry = (no: number, named: ArrayLike<number>) => {
-      nos.push(no);
-      counts.push(named.length);
-      for (let i = 0; i < named.length; i++) ids.push(named[i]!);
-    };
-    this.#base?.forEach((no, named) => {
-      if (!this.#removed.has(no)) entry(no, named);
-    });
-    for (const [no, named] of this.#added) entry(no, named);
-    return encodeEntities(EXTRACTOR_VERSION, { keys: [...this.#keys.keys()], nos: Float64Array.from(nos), counts: Uint32Array.from(counts), ids: Uint32Array.from(ids) });
-  }
-
   /** Restores {@link EntityIndex.save}'s bytes (or an older version's); throws on anything else (the caller rebuilds from the texts). */
   static load(bytes: Uint8Array, options: { maxShare?: number; minCap?: number } = {}): EntityIndex {
-    const saved = decodeEntities(bytes, EXTRACTOR_VERSION);
+    const { saved, changes } = decodeEntities(bytes, EXTRACTOR_VERSION);
     const index = new EntityIndex(options);
-    for (const key of saved.keys) {
+    for (const key of [...saved.keys, ...(changes?.keys ?? [])]) {
       if (index.#keys.has(key)) throw new Error('entity keys must be distinct');
       index.#keys.set(key, index.#keys.size);
     }
-    index.#base = new LoadedEntities(index.#keys.size, saved);
+    const base = new LoadedEntities(saved.keys.length, saved);
+    index.#rebase(base, saved.keys.length);
+    if (changes) index.#restore(base, changes);
     return index;
+  }
+
+  /** Applies the changes a version 3 save holds, as the calls that made them did; throws on changes no calls could have made. */
+  #restore(base: LoadedEntities, changes: EntityChanges): void {
+    for (const no of changes.removed) {
+      if (this.#removed.has(no) || base.entitiesOf(no) === undefined) throw new Error(`removed memory ${no} is not one of the base's`);
+      this.remove(no);
+    }
+    let at = 0;
+    changes.nos.forEach((no, i) => {
+      const ids = Array.from(changes.ids.subarray(at, (at += changes.counts[i]!)));
+      if (!Number.isSafeInteger(no) || no < 0) throw new Error(`malformed memory number ${no}`);
+      if (this.#added.has(no) || (base.entitiesOf(no) !== undefined && !this.#removed.has(no))) throw new Error(`added memory ${no} is held already`);
+      if (ids.some((id) => id >= this.#keys.size)) throw new Error(`added memory ${no} names entities past the keys`);
+      this.#addEntry(no, ids);
+    });
+    if (at !== changes.ids.length) throw new Error(`the counts name ${at} entity ids, the changes hold ${changes.ids.length}`);
   }
 
   /** The entities of `text` (a query) that some memory names. */

@@ -92,6 +92,13 @@ export class LoadedEntities {
     return id < this.#entityCount ? this.#postingStarts[id + 1]! - this.#postingStarts[id]! : 0;
   }
 
+  /** The columns this was made from (equal to them, not the same arrays). */
+  columns(): EntityColumns {
+    const counts = new Uint32Array(this.count);
+    for (let i = 0; i < this.count; i++) counts[i] = this.#starts[i + 1]! - this.#starts[i]!;
+    return { nos: this.#nos.slice(), counts, ids: this.#ids.slice() };
+  }
+
   /** Each memory's entry (its number and entity ids, as saved), in the saved order. */
   forEach(visit: (no: number, ids: Uint32Array) => void): void {
     for (let i = 0; i < this.count; i++) visit(this.#nos[i]!, this.#ids.subarray(this.#starts[i]!, this.#starts[i + 1]!));
