@@ -5,12 +5,14 @@
  * UTF-8 joined by NUL (no key holds one, see `entityKeys`), all little-endian. Version 3: a base
  * section as version 2's, then the changes since it in two more sections (keys added after the
  * base's and the memories added since; the base's memories removed since), so a save after a few
- * writes leaves the base's bytes as they were and SQLite rewrites only the pages after it.
+ * writes leaves the base's bytes as they were and SQLite rewrites only the pages after it. Both
+ * end in zeros up to `capacityOf` their length.
  * Version 1 was one JSON text (`{ format, version, extractor, keys, of }`, `of` the entries
  * `[no, count, ids…]` back to back): parsing its numbers was ~10 of ~25 ms of loading a 100k
  * store's index. All are read; nothing here is trusted: sizes are checked against the bytes and
  * `LoadedEntities` and `EntityIndex.load` check what the numbers mean.
  */
+import { capacityOf } from '../../util/capacity.js';
 import { readLE, writeLE } from '../../util/endian.js';
 import type { EntityColumns } from './loaded-entities.js';
 
@@ -34,7 +36,10 @@ export interface EntityChanges extends SavedEntities {
 /** `saved` in version 2, or with `changes` after it in version 3: the base's bytes stay as they were. */
 export function encodeEntities(extractor: number, saved: SavedEntities, changes?: EntityChanges): Uint8Array {
   const sections = [saved, ...(changes ? [changes, { keys: [], nos: changes.removed, counts: new Uint32Array(changes.removed.length), ids: new Uint32Array(0) }] : [])].map((section) => encodeSection(extractor, section));
-  const out = new Uint8Array(MAGIC.length + sections.reduce((sum, section) => sum + section.length, 0));
+  // Zeros after, up to the room `capacityOf` leaves: a save a few changes later has the same length,
+  // so SQLite overwrites the value in place and writes only the pages that differ (a value whose
+  // length changed was written whole: ~1 MB at 100k memories).
+  const out = new Uint8Array(capacityOf(MAGIC.length + sections.reduce((sum, section) => sum + section.length, 0)));
   out.set(changes ? MAGIC_CHANGES : MAGIC, 0);
   let at = MAGIC.length;
   for (const section of sections) {
@@ -73,9 +78,9 @@ export function decodeEntities(bytes: Uint8Array, extractor: number): { saved: S
   return { saved: base, changes: { keys: added.keys, nos: added.nos, counts: added.counts, ids: added.ids, removed: removed.nos } };
 }
 
-/** `section` when it ends where `bytes` do. */
+/** `section` when only the zeros of the room `encodeEntities` leaves follow it. */
 function finished<T extends { end: number }>(bytes: Uint8Array, section: T): T {
-  if (section.end !== bytes.length) throw new Error(`${bytes.length - section.end} bytes past the end of the save`);
+  if (bytes.length !== capacityOf(section.end) || bytes.subarray(section.end).some((b) => b !== 0)) throw new Error(`${bytes.length - section.end} bytes past the end of the save that are not its room`);
   return section;
 }
 
