@@ -4,15 +4,15 @@ import type { Logger } from '../../logger.js';
 import { nextSlice, now, SLICE_MS } from '../../util/slices.js';
 import { arrivesBefore, compareHits, type Accept, type ArrivalEdge, type Direction, type EdgeSource, type GraphEdge, type GraphEdgeAttributes, type GraphHit, type GraphLeg, type NodeSet, type Reached, type WalkOptions } from '../types.js';
 
+/** Edges a `path()` reads from the store around its start while a fill runs before it takes the whole fill instead. */
+export const PATH_NEARBY_EDGES = 10_000;
+
 /**
  * The graph leg over graphology: a directed multigraph (several typed edges between the same
  * two memories), nodes keyed by memory number, edges by edge id. Every memory is a node of the
  * leg, but graphology holds only those an edge has touched: most memories have no edge, and a
  * graphology node is a few objects to build at every open (100k of them: ~0.2 s and ~20 MB).
  */
-/** Edges a `path()` reads from the store around its start while a fill runs before it takes the whole fill instead. */
-export const PATH_NEARBY_EDGES = 10_000;
-
 export class GraphIndex implements GraphLeg {
   readonly #graph = new MultiDirectedGraph<Record<string, never>, GraphEdgeAttributes>();
   /** The memories, when the store's catalog answers for them; else `#own`, kept by `addNode`. */
@@ -202,7 +202,6 @@ export class GraphIndex implements GraphLeg {
       frontier = next;
     }
   }
-
 
   /** Memories with an edge of `type` pointing at `no` (e.g. what supersedes it). */
   sources(no: number, type: string): number[] {
