@@ -54,12 +54,15 @@ function asVersion1(bytes: Uint8Array): Uint8Array {
   return encode(of, keys);
 }
 
-/** Where a binary save's first section (version 3: its base) ends, from that section's header. */
-function baseEnd(bytes: Uint8Array): number {
-  const view = new DataView(bytes.buffer, bytes.byteOffset + 8, 24);
+/** Where the section of a binary save that starts at `from` ends, from its header. */
+function sectionEnd(bytes: Uint8Array, from: number): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + from, 24);
   const [, , count, idCount, keyLength, width] = [0, 1, 2, 3, 4, 5].map((i) => view.getUint32(4 * i, true)) as number[];
-  return 8 + 24 + (width! + 4) * count! + 4 * idCount! + keyLength!;
+  return from + 24 + (width! + 4) * count! + 4 * idCount! + keyLength!;
 }
+
+/** Where a binary save's first section (version 3: its base) ends. */
+const baseEnd = (bytes: Uint8Array) => sectionEnd(bytes, 8);
 
 /** Whether `later` holds `earlier`'s first section (its base) byte for byte after the version byte's magic. */
 const sameBase = (later: Uint8Array, earlier: Uint8Array) => Buffer.from(later.subarray(8, baseEnd(earlier))).equals(Buffer.from(earlier.subarray(8, baseEnd(earlier))));
@@ -216,6 +219,14 @@ describe('a loaded entity index', () => {
       changes({ keys: ['bob'] }),
       Uint8Array.from([...good, 0]),
       good.subarray(0, good.length - 1),
+      // A removed memory listed as naming an entity (with no ids to name).
+      (() => {
+        const bytes = Uint8Array.from(changes({ removed: [2] }));
+        const removedAt = sectionEnd(bytes, sectionEnd(bytes, 8));
+        const width = new DataView(bytes.buffer).getUint32(removedAt + 20, true);
+        new DataView(bytes.buffer).setUint32(removedAt + 24 + width, 1, true);
+        return bytes;
+      })(),
       // The room after the changes holds something.
       Uint8Array.from(good, (b, i) => (i === good.length - 1 ? 1 : b)),
     ];

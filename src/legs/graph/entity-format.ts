@@ -73,7 +73,7 @@ export function decodeEntities(bytes: Uint8Array, extractor: number): { saved: S
   if (magic === MAGIC) return { saved: finished(bytes, base), changes: null };
   const added = decodeSection(bytes, base.end, extractor);
   const removed = decodeSection(bytes, added.end, extractor);
-  if (removed.keys.length !== 0 || removed.ids.length !== 0) throw new Error('removed memories with entities');
+  if (removed.keys.length !== 0 || removed.ids.length !== 0 || removed.counts.some((n) => n !== 0)) throw new Error('removed memories with entities');
   finished(bytes, removed);
   return { saved: base, changes: { keys: added.keys, nos: added.nos, counts: added.counts, ids: added.ids, removed: removed.nos } };
 }
