@@ -44,9 +44,14 @@ const run = promisify(execFile);
  */
 export function farthestApart(edges: ReadonlyArray<[string, string]>): [string, string] {
   const links = new Map<string, string[]>();
+  const link = (from: string, to: string) => {
+    const list = links.get(from);
+    if (list) list.push(to);
+    else links.set(from, [to]);
+  };
   for (const [a, b] of edges) {
-    links.set(a, [...(links.get(a) ?? []), b]);
-    links.set(b, [...(links.get(b) ?? []), a]);
+    link(a, b);
+    link(b, a);
   }
   const byNumber = (a: string, b: string) => Number(a.slice(1)) - Number(b.slice(1));
   const reach = (start: string): string[] => {

@@ -117,11 +117,11 @@ function decodeJson(bytes: Uint8Array, extractor: number): SavedEntities {
     throw new Error(`not a ${FORMAT} snapshot of extractor v${extractor}`);
   }
   if (!saved.keys.every((key) => typeof key === 'string')) throw new Error('entity keys must be strings');
-  return { keys: saved.keys as string[], ...columnsOf(saved.of) };
+  return { keys: saved.keys as string[], ...entriesAsColumns(saved.of) };
 }
 
 /** Version 1's entries, `[no, count, ids…]` back to back in one array of JSON values, as columns. */
-function columnsOf(of: readonly unknown[]): EntityColumns {
+function entriesAsColumns(of: readonly unknown[]): EntityColumns {
   const nos: number[] = [];
   const counts: number[] = [];
   const ids: number[] = [];

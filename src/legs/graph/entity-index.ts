@@ -266,7 +266,7 @@ export class EntityIndex implements EntityLeg {
     const base = this.#base;
     if (base && this.#removed.size + this.#added.size <= Math.max(SAVED_CHANGES_FLOOR, SAVED_CHANGES_SHARE * this.size)) {
       const added = columnsOf(this.#added);
-      return encodeEntities(EXTRACTOR_VERSION, { keys: keys.slice(0, this.#baseKeys), ...base.columns() }, { keys: keys.slice(this.#baseKeys), ...added, removed: Float64Array.from(this.#removed) });
+      return encodeEntities(EXTRACTOR_VERSION, { keys: keys.slice(0, this.#baseKeys), ...base.columns }, { keys: keys.slice(this.#baseKeys), ...added, removed: Float64Array.from(this.#removed) });
     }
     const entries = new Map<number, ArrayLike<number>>();
     base?.forEach((no, ids) => {
@@ -305,14 +305,14 @@ export class EntityIndex implements EntityLeg {
   /** Applies the changes a version 3 save holds, as the calls that made them did; throws on changes no calls could have made. */
   #restore(base: LoadedEntities, changes: EntityChanges): void {
     for (const no of changes.removed) {
-      if (this.#removed.has(no) || base.entitiesOf(no) === undefined) throw new Error(`removed memory ${no} is not one of the base's`);
+      if (this.#removed.has(no) || !base.has(no)) throw new Error(`removed memory ${no} is not one of the base's`);
       this.remove(no);
     }
     let at = 0;
     changes.nos.forEach((no, i) => {
       const ids = Array.from(changes.ids.subarray(at, (at += changes.counts[i]!)));
       if (!Number.isSafeInteger(no) || no < 0) throw new Error(`malformed memory number ${no}`);
-      if (this.#added.has(no) || (base.entitiesOf(no) !== undefined && !this.#removed.has(no))) throw new Error(`added memory ${no} is held already`);
+      if (this.#added.has(no) || (base.has(no) && !this.#removed.has(no))) throw new Error(`added memory ${no} is held already`);
       if (ids.some((id) => id >= this.#keys.size)) throw new Error(`added memory ${no} names entities past the keys`);
       this.#addEntry(no, ids);
     });

@@ -177,20 +177,8 @@ export class GraphIndex implements GraphLeg {
     const seen = new Set(frontier);
     const taken = new Set<string>();
     for (let steps = 1; ; steps++) {
-      for (const e of source.around(frontier)) {
-        if (taken.has(e.id)) continue;
-        taken.add(e.id);
-        local.addEdge(e.id, e.from, e.to, attributesOf(e));
-      }
+      const next = readAround(source, frontier, local, seen, taken);
       if (taken.size > PATH_NEARBY_EDGES) return undefined;
-      const next: number[] = [];
-      for (const no of frontier) {
-        local.#forEachStep(no, 'both', (_edge, _attrs, neighbour) => {
-          if (seen.has(neighbour)) return;
-          seen.add(neighbour);
-          next.push(neighbour);
-        });
-      }
       // `local` now holds every edge with an end within `steps - 1` steps of `from` either way, so a
       // walk of `steps` is the full graph's, and a walk of any length once nothing further is left.
       const whole = next.length === 0;
@@ -270,20 +258,7 @@ export class GraphIndex implements GraphLeg {
     const seen = new Set(frontier);
     const taken = new Set<string>();
     for (const no of frontier) local.addNode(no);
-    for (let d = 0; d < depth && frontier.length > 0; d++) {
-      const next: number[] = [];
-      for (const e of source.around(frontier)) {
-        if (taken.has(e.id)) continue;
-        taken.add(e.id);
-        local.addEdge(e.id, e.from, e.to, attributesOf(e));
-        for (const end of [e.from, e.to]) {
-          if (seen.has(end)) continue;
-          seen.add(end);
-          next.push(end);
-        }
-      }
-      frontier = next;
-    }
+    for (let d = 0; d < depth && frontier.length > 0; d++) frontier = readAround(source, frontier, local, seen, taken);
     return local;
   }
 
@@ -303,6 +278,25 @@ export class GraphIndex implements GraphLeg {
       this.#graph.forEachInEdge(key, (edge, attrs, source) => visit(edge, attrs, Number(source)));
     }
   }
+}
+
+/**
+ * Reads the edges around `frontier` from `source` into `local`, those not `taken` yet, and returns
+ * their ends not `seen` before (now seen): the next step of a walk over the store's edges.
+ */
+function readAround(source: EdgeSource, frontier: readonly number[], local: GraphIndex, seen: Set<number>, taken: Set<string>): number[] {
+  const next: number[] = [];
+  for (const e of source.around(frontier)) {
+    if (taken.has(e.id)) continue;
+    taken.add(e.id);
+    local.addEdge(e.id, e.from, e.to, attributesOf(e));
+    for (const end of [e.from, e.to]) {
+      if (seen.has(end)) continue;
+      seen.add(end);
+      next.push(end);
+    }
+  }
+  return next;
 }
 
 /** What the graph keeps of an edge beside its key and ends. */

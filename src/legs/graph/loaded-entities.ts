@@ -17,6 +17,8 @@ export interface EntityColumns {
 
 export class LoadedEntities {
   readonly count: number;
+  /** The columns this was made from, as given (a save writes them again); nothing may change them. */
+  readonly columns: EntityColumns;
   readonly #entityCount: number;
   readonly #nos: Float64Array;
   /** Entry i's entity ids are `#ids[#starts[i]]` up to `#starts[i + 1]`. */
@@ -33,7 +35,8 @@ export class LoadedEntities {
    * must on a malformed save) and lays out the postings. The checks are written out rather than
    * called per number: an open runs this once, mostly before the engine has compiled it.
    */
-  constructor(entityCount: number, { nos, counts, ids }: EntityColumns) {
+  constructor(entityCount: number, columns: EntityColumns) {
+    const { nos, counts, ids } = columns;
     const count = nos.length;
     if (counts.length !== count) throw new Error(`${count} memories but ${counts.length} counts`);
     const starts = new Float64Array(count + 1);
@@ -69,6 +72,7 @@ export class LoadedEntities {
       }
     }
     this.count = count;
+    this.columns = { nos, counts, ids };
     this.#entityCount = entityCount;
     this.#nos = nos;
     this.#starts = starts;
@@ -92,11 +96,8 @@ export class LoadedEntities {
     return id < this.#entityCount ? this.#postingStarts[id + 1]! - this.#postingStarts[id]! : 0;
   }
 
-  /** The columns this was made from (equal to them, not the same arrays). */
-  columns(): EntityColumns {
-    const counts = new Uint32Array(this.count);
-    for (let i = 0; i < this.count; i++) counts[i] = this.#starts[i + 1]! - this.#starts[i]!;
-    return { nos: this.#nos.slice(), counts, ids: this.#ids.slice() };
+  has(no: number): boolean {
+    return this.#at.get(no) >= 0;
   }
 
   /** Each memory's entry (its number and entity ids, as saved), in the saved order. */
