@@ -65,6 +65,11 @@ export interface VectorIndex {
   has(no: number): boolean;
   /** Top `k` by inner product, best first; `accept` filters candidates before the cut. */
   search(query: Float32Array, k: number, accept?: Accept): Scored[];
+  /**
+   * Whether `search` finds the exact top k now (a scan), so its top k is the first k of any deeper
+   * search; an approximate index (HNSW) finds its top k better when asked for more. Absent: not known to be exact.
+   */
+  readonly exact?: boolean;
   clear(): void;
   /** Bytes held for vectors (for stats and benchmarks). */
   byteSize(): number;

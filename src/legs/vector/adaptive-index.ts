@@ -123,6 +123,11 @@ export class AdaptiveVectorIndex implements VectorIndex {
     return this.#serving() ? this.#hnsw!.kind : this.#flat.kind;
   }
 
+  /** Exact while the scan answers (HNSW not built, not ready, or below the threshold). */
+  get exact(): boolean {
+    return !this.#serving();
+  }
+
   get size(): number {
     return this.#flat.size;
   }

@@ -54,6 +54,7 @@ const RESIDE_BYTES = 1 << 20;
  */
 export class FlatVectorIndex implements VectorIndex {
   readonly kind: 'flat-wasm-simd' | 'flat-js';
+  readonly exact = true;
   readonly dim: number;
   readonly #kernel: VectorKernel | null;
   /**

@@ -58,6 +58,7 @@ let restoring: { native: HnswNative; labels: number[]; deleted: number[] } | nul
  */
 export class HnswVectorIndex implements VectorIndex {
   readonly kind = 'hnsw-wasm';
+  readonly exact = false;
   readonly dim: number;
   readonly params: HnswParams;
   readonly #lib: Hnswlib;
