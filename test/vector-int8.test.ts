@@ -3,6 +3,7 @@ import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { decodeQuantized } from '../src/legs/vector/quantized-snapshot.js';
 import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
 import { dotI8Js, META, quantizeQuery, quantizeVector, strideOf } from '../src/legs/vector/quantize.js';
+import { ScanArena } from '../src/legs/vector/scan-arena.js';
 import { rng } from './support/random.js';
 
 let kernel: VectorKernel;
@@ -170,6 +171,28 @@ describe('the int8 kernel', () => {
         let sum = 0;
         for (let j = 0; j < stride; j++) sum += query[j]! * codes[slot * stride + j]!;
         expect(wasm[slot]).toBe(sum);
+      }
+    }
+  });
+
+  it('gives every slot its sum when the pass runs in chunks: past one chunk, at its edges, and the last part one', () => {
+    const next = rng(8);
+    const dim = 16;
+    for (const n of [1, 8_191, 8_192, 8_193, 20_000]) {
+      const withKernel = new ScanArena(kernel, dim, strideOf(dim), n, false, 'test');
+      const plain = new ScanArena(null, dim, strideOf(dim), n, false, 'test');
+      for (let i = 0; i < n * dim; i++) withKernel.codes[i] = Math.floor(next() * 255) - 127;
+      plain.codes.set(withKernel.codes);
+      expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), withKernel.query16, dim)).not.toBeNull();
+      plain.query16.set(withKernel.query16);
+      withKernel.dots.fill(-1);
+      withKernel.dotI8(n);
+      plain.dotI8(n);
+      expect(Buffer.from(withKernel.dots.buffer, withKernel.dots.byteOffset, n * 4).equals(Buffer.from(plain.dots.buffer, 0, n * 4))).toBe(true);
+      for (const slot of [0, n - 1, Math.min(n - 1, 8_192)]) {
+        let sum = 0;
+        for (let j = 0; j < dim; j++) sum += withKernel.query16[j]! * withKernel.codes[slot * dim + j]!;
+        expect(withKernel.dots[slot]).toBe(sum);
       }
     }
   });

@@ -4,7 +4,7 @@ import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
 import { NumberSlots } from '../../util/number-slots.js';
 import type { Accept, Scored, VectorIndex, VectorKernelSource, VectorReader } from '../types.js';
 import { loadVectorKernel, type VectorKernel } from './kernel.js';
-import { CandidateScratch, candidates, dotI8Js, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
+import { CandidateScratch, candidates, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
 import { decodeFlat, encodeFlat } from './flat-snapshot.js';
 import { dotJs, selectTop } from './flat-scan.js';
 import { checkPacked } from './packed.js';
@@ -390,8 +390,7 @@ export class FlatVectorIndex implements VectorIndex {
     a.query.set(query);
     const coded = k < n ? quantizeQuery(a.query, a.query16, a.stride) : null;
     if (coded !== null) {
-      if (a.wasm === null) dotI8Js(a.query16, a.codes, n, a.stride, a.dots);
-      else a.wasm.dotI8(a.query16Ptr, a.codesPtr, n, a.stride, a.scorePtr);
+      a.dotI8(n);
       const count = candidates(a.dots, this.#meta, this.#ceiling, n, k, coded, this.#slotToNo, accept, this.#candidates);
       if (count >= 0) {
         const slots = this.#candidates.slots.subarray(0, count);
