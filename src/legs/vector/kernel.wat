@@ -115,40 +115,81 @@
         (br_if $each (i32.lt_u (local.get $list) (local.get $end)))))
   )
 
+  ;; sum_j q[j] * v[j] over one i8 row of `stride` bytes (a positive multiple of 16), as i32: what
+  ;; `dot_i8` gives a row, for the last one when `n` is odd.
+  (func $row_i8 (param $q i32) (param $v i32) (param $stride i32) (result i32)
+    (local $j i32)
+    (local $a0 v128) (local $a1 v128)
+    (local.set $a0 (v128.const i32x4 0 0 0 0))
+    (local.set $a1 (v128.const i32x4 0 0 0 0))
+    (loop $l16
+      (local.set $a0 (i32x4.add (local.get $a0) (i32x4.dot_i16x8_s
+        (v128.load8x8_s (i32.add (local.get $v) (local.get $j)))
+        (v128.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 1)))))))
+      (local.set $a1 (i32x4.add (local.get $a1) (i32x4.dot_i16x8_s
+        (v128.load8x8_s offset=8 (i32.add (local.get $v) (local.get $j)))
+        (v128.load offset=16 (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 1)))))))
+      (local.set $j (i32.add (local.get $j) (i32.const 16)))
+      (br_if $l16 (i32.lt_u (local.get $j) (local.get $stride))))
+    (call $sum4 (i32x4.add (local.get $a0) (local.get $a1)))
+  )
+
+  (func $sum4 (param $a v128) (result i32)
+    (i32.add
+      (i32.add (i32x4.extract_lane 0 (local.get $a)) (i32x4.extract_lane 1 (local.get $a)))
+      (i32.add (i32x4.extract_lane 2 (local.get $a)) (i32x4.extract_lane 3 (local.get $a))))
+  )
+
   ;; out[i] = sum_j q[j] * v[i * stride + j]  for i in [0, n), as i32; q is i16, v is i8 and
   ;; stride (bytes per vector) a positive multiple of 16.
+  ;;
+  ;; Rows i and i + n/2 are summed together, so the loop reads two sequential streams: the pass is
+  ;; bound by how fast memory streams in, and two streams kept more reads in flight than one (100k
+  ;; 384-d rows: ~2.8 → ~2.0 ms; four streams ~2.3, two adjacent rows ~2.8). The codes are read with
+  ;; sign-extending loads, each 8 bytes straight to i16 lanes.
   (func (export "dot_i8")
     (param $q i32) (param $v i32) (param $n i32) (param $stride i32) (param $out i32)
+    (local $half i32)
+    (local $i i32)
     (local $j i32)
     (local $qj i32)
-    (local $codes v128)
-    (local $a0 v128) (local $a1 v128)
-    (local $outEnd i32)
+    (local $v0 i32) (local $v1 i32)
+    (local $ql v128) (local $qh v128)
+    (local $a0 v128) (local $a1 v128) (local $b0 v128) (local $b1 v128)
 
-    (local.set $outEnd (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))))
-    (block $done
-      (br_if $done (i32.le_s (local.get $n) (i32.const 0)))
+    (local.set $half (i32.shr_u (local.get $n) (i32.const 1)))
+    (block $pairs
+      (br_if $pairs (i32.le_s (local.get $half) (i32.const 0)))
       (loop $rows
-        ;; Two accumulators, one per half of each 16-byte block, keep the adds independent.
+        (local.set $v0 (i32.add (local.get $v) (i32.mul (local.get $i) (local.get $stride))))
+        (local.set $v1 (i32.add (local.get $v0) (i32.mul (local.get $half) (local.get $stride))))
+        ;; Two accumulators per row, one per half of each 16-byte block, keep the adds independent.
         (local.set $a0 (v128.const i32x4 0 0 0 0))
         (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $b0 (v128.const i32x4 0 0 0 0))
+        (local.set $b1 (v128.const i32x4 0 0 0 0))
         (local.set $j (i32.const 0))
+        (local.set $qj (local.get $q))
         (loop $l16
-          (local.set $codes (v128.load (i32.add (local.get $v) (local.get $j))))
-          (local.set $qj (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 1))))
-          (local.set $a0 (i32x4.add (local.get $a0)
-            (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $codes)) (v128.load (local.get $qj)))))
-          (local.set $a1 (i32x4.add (local.get $a1)
-            (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $codes)) (v128.load offset=16 (local.get $qj)))))
+          (local.set $ql (v128.load (local.get $qj)))
+          (local.set $qh (v128.load offset=16 (local.get $qj)))
+          (local.set $a0 (i32x4.add (local.get $a0) (i32x4.dot_i16x8_s (v128.load8x8_s (i32.add (local.get $v0) (local.get $j))) (local.get $ql))))
+          (local.set $a1 (i32x4.add (local.get $a1) (i32x4.dot_i16x8_s (v128.load8x8_s offset=8 (i32.add (local.get $v0) (local.get $j))) (local.get $qh))))
+          (local.set $b0 (i32x4.add (local.get $b0) (i32x4.dot_i16x8_s (v128.load8x8_s (i32.add (local.get $v1) (local.get $j))) (local.get $ql))))
+          (local.set $b1 (i32x4.add (local.get $b1) (i32x4.dot_i16x8_s (v128.load8x8_s offset=8 (i32.add (local.get $v1) (local.get $j))) (local.get $qh))))
+          (local.set $qj (i32.add (local.get $qj) (i32.const 32)))
           (local.set $j (i32.add (local.get $j) (i32.const 16)))
           (br_if $l16 (i32.lt_u (local.get $j) (local.get $stride))))
-
-        (local.set $a0 (i32x4.add (local.get $a0) (local.get $a1)))
-        (i32.store (local.get $out) (i32.add
-          (i32.add (i32x4.extract_lane 0 (local.get $a0)) (i32x4.extract_lane 1 (local.get $a0)))
-          (i32.add (i32x4.extract_lane 2 (local.get $a0)) (i32x4.extract_lane 3 (local.get $a0)))))
-        (local.set $v (i32.add (local.get $v) (local.get $stride)))
-        (local.set $out (i32.add (local.get $out) (i32.const 4)))
-        (br_if $rows (i32.lt_u (local.get $out) (local.get $outEnd)))))
+        (i32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))
+          (call $sum4 (i32x4.add (local.get $a0) (local.get $a1))))
+        (i32.store (i32.add (local.get $out) (i32.shl (i32.add (local.get $i) (local.get $half)) (i32.const 2)))
+          (call $sum4 (i32x4.add (local.get $b0) (local.get $b1))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $rows (i32.lt_u (local.get $i) (local.get $half)))))
+    (if (i32.and (local.get $n) (i32.const 1))
+      (then
+        (local.set $i (i32.sub (local.get $n) (i32.const 1)))
+        (i32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))
+          (call $row_i8 (local.get $q) (i32.add (local.get $v) (i32.mul (local.get $i) (local.get $stride))) (local.get $stride)))))
   )
 )
