@@ -6,9 +6,9 @@ const PAGE = 65_536;
 /**
  * Vectors per call of the int8 pass. V8 runs a new WebAssembly function as baseline code and
  * compiles optimized code in the background once it is hot, but a call already running keeps the
- * code it started with: one call over 100k vectors, the first search after an open, ran 8–10 ms
- * instead of ~3.5. Calls of 8,192 pick up the optimized code part way (~4.7 ms); per call the
- * crossing costs far less than a microsecond.
+ * code it started with: one call over 100k 384-d vectors, the first search after an open, ran
+ * ~8 ms instead of ~2.2. Calls of 8,192 pick up the optimized code part way (~3.8 ms); per call
+ * the crossing costs far less than a microsecond.
  */
 const I8_CHUNK = 8_192;
 
