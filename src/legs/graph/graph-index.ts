@@ -8,6 +8,13 @@ import { arrivesBefore, compareHits, type Accept, type ArrivalEdge, type Directi
 export const PATH_NEARBY_EDGES = 10_000;
 
 /**
+ * Every node's attributes: the leg keeps none, and graphology otherwise makes an empty object per
+ * node (~50 B each, 3 MiB of heap for the 63k nodes 50k edges touch). Frozen, so a write to it fails
+ * loudly instead of reaching every node.
+ */
+const NO_ATTRIBUTES: Record<string, never> = Object.freeze({});
+
+/**
  * The graph leg over graphology: a directed multigraph (several typed edges between the same
  * two memories), nodes keyed by memory number, edges by edge id. Every memory is a node of the
  * leg, but graphology holds only those an edge has touched: most memories have no edge, and a
@@ -55,8 +62,8 @@ export class GraphIndex implements GraphLeg {
   addEdge(id: string, from: number, to: number, attributes: GraphEdgeAttributes): void {
     this.#own?.add(from);
     this.#own?.add(to);
-    this.#graph.mergeNode(String(from));
-    this.#graph.mergeNode(String(to));
+    this.#graph.mergeNode(String(from), NO_ATTRIBUTES);
+    this.#graph.mergeNode(String(to), NO_ATTRIBUTES);
     this.#graph.addDirectedEdgeWithKey(id, String(from), String(to), attributes);
     this.#count(attributes.type, 1);
   }
