@@ -7,6 +7,7 @@ import { loadVectorKernel, type VectorKernel } from './kernel.js';
 import { CandidateScratch, candidates, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
 import { decodeFlat, encodeFlat } from './flat-snapshot.js';
 import { dotJs, selectTop } from './flat-scan.js';
+import { READ_BATCH, rescoreHeld, rescoreRead } from './rescore.js';
 import { checkPacked } from './packed.js';
 import { ScanArena } from './scan-arena.js';
 import { decodeQuantized, encodeQuantized, type DigestEntries, type QuantizedRun } from './quantized-snapshot.js';
@@ -31,8 +32,6 @@ export interface FlatVectorIndexCreateOptions extends FlatVectorIndexOptions {
 const DEFAULT_CAPACITY = 256;
 const MAX_DIM = 65_536;
 const MAX_NO = 0x7fff_ffff;
-/** Vectors read from the store per batch when re-scoring without full-precision copies: 6 MB at 384-d. */
-const READ_BATCH = 4096;
 /** Bytes of f32 vectors per read when `resideSome` takes them back. */
 const RESIDE_BYTES = 1 << 20;
 
@@ -76,8 +75,6 @@ export class FlatVectorIndex implements VectorIndex {
   readonly #ceiling = new Float64Array(2);
   /** Where the int8 pass keeps its candidates between searches. */
   readonly #candidates = new CandidateScratch();
-  /** The JS scan's one score when re-scoring slot by slot. */
-  readonly #one = new Float32Array(1);
 
   /** `kernel` comes from `loadVectorKernel()`; `null` uses the plain JavaScript scan. */
   constructor(dim: number, kernel: VectorKernel | null, options: FlatVectorIndexOptions = {}) {
@@ -394,56 +391,13 @@ export class FlatVectorIndex implements VectorIndex {
       const count = candidates(a.dots, this.#meta, this.#ceiling, n, k, coded, this.#slotToNo, accept, this.#candidates);
       if (count >= 0) {
         const slots = this.#candidates.slots.subarray(0, count);
-        return this.#reader === null ? this.#rescore(slots, k, accept) : this.#rescoreRead(slots, k, accept);
+        return this.#reader === null ? rescoreHeld(a, this.#slotToNo, slots, k, accept) : rescoreRead(a, this.#slotToNo, slots, k, accept, this.#reader);
       }
     }
-    if (this.#reader !== null) return this.#rescoreRead(this.#acceptedSlots(n, accept), k, undefined);
+    if (this.#reader !== null) return rescoreRead(a, this.#slotToNo, this.#acceptedSlots(n, accept), k, undefined, this.#reader);
     if (a.wasm === null) dotJs(a.query, a.vectors, n, this.dim, a.scores);
     else a.wasm.dot(0, a.vectorPtr, n, this.dim, a.scorePtr);
     return selectTop(a.scores, this.#slotToNo, n, Math.min(k, n), accept);
-  }
-
-  /** The f32 scores of `slots` (computed exactly as the full scan computes them), then the top `k`. */
-  #rescore(slots: Int32Array, k: number, accept: Accept | undefined): Scored[] {
-    const count = slots.length;
-    const a = this.#arena;
-    const nos = new Int32Array(count);
-    for (let i = 0; i < count; i++) nos[i] = this.#slotToNo[slots[i]!]!;
-    let scores: Float32Array;
-    if (a.wasm === null) {
-      scores = new Float32Array(count);
-      for (let i = 0; i < count; i++) {
-        dotJs(a.query, a.vectors, 1, this.dim, this.#one, slots[i]!);
-        scores[i] = this.#one[0]!;
-      }
-    } else {
-      // The int8 sums are spent: their region takes the slot list, which the kernel overwrites with scores.
-      a.dots.set(slots);
-      a.wasm.dotAt(0, a.vectorPtr, a.scorePtr, count, this.dim);
-      scores = a.scores;
-    }
-    return selectTop(scores, nos, count, Math.min(k, count), accept);
-  }
-
-  /**
-   * `#rescore` for a released index: the vectors of `slots` are read from the store a batch at a
-   * time into the read-back region and scored there by the same kernel, so the scores are the
-   * full scan's bits.
-   */
-  #rescoreRead(slots: ArrayLike<number>, k: number, accept: Accept | undefined): Scored[] {
-    const count = slots.length;
-    const dim = this.dim;
-    const nos = new Int32Array(count);
-    for (let i = 0; i < count; i++) nos[i] = this.#slotToNo[slots[i]!]!;
-    const a = this.#arena;
-    a.reserveRead(Math.min(count, READ_BATCH));
-    for (let from = 0; from < count; from += READ_BATCH) {
-      const to = Math.min(count, from + READ_BATCH);
-      this.#reader!(Array.from(nos.subarray(from, to)), a.read.subarray(0, (to - from) * dim));
-      if (a.wasm === null) dotJs(a.query, a.read, to - from, dim, a.scores.subarray(from, to));
-      else a.wasm.dot(0, a.readPtr, to - from, dim, a.scorePtr + from * 4);
-    }
-    return selectTop(a.scores, nos, count, Math.min(k, count), accept);
   }
 
   /** The slots `accept` lets through (every slot without it): what a released index re-scores when the int8 pass cannot narrow them. */
