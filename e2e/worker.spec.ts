@@ -60,6 +60,54 @@ test('reload: the same memories and the same recall answers', async ({ page }) =
   expect(after).toEqual(before);
 });
 
+test('derived indexes are saved as OPFS files beside the store and read back from them on the next open', async ({ page }) => {
+  await open(page, 'derived');
+  const query = (q: string) => page.evaluate(async (text) => (await window.hm!.recall(text, { k: 5 })).map((h) => [h.id, h.score]), q);
+  await page.evaluate(async () => {
+    const hm = window.hm!;
+    await hm.storeMany(Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, text: `Memory ${i}: ${['deploy on Tuesday', 'ticket OPS-11' + i, 'carrier webhook', 'refund over 500 EUR'][i % 4]}` })));
+    await hm.ready();
+  });
+  const before = await query('which deploy days are allowed?');
+  // Closing saves the derived indexes and releases the files' access handles.
+  await page.evaluate(() => window.hm!.close());
+  const files = () =>
+    page.evaluate(async () => {
+      let dir = await navigator.storage.getDirectory();
+      for (const part of ['.hybridmind', 'derived', 'derived']) dir = await dir.getDirectoryHandle(part);
+      const out: Record<string, number> = {};
+      for (const name of ['lexical', 'entities', 'catalog', 'quantized']) out[name] = (await (await dir.getFileHandle(`${name}.bin`)).getFile()).size;
+      return out;
+    });
+  for (const size of Object.values(await files())) expect(size).toBeGreaterThan(256);
+  // The closed store's worker still holds its database's pool: a reload ends it, as a new visit would.
+  const reopen = async () => {
+    await page.reload();
+    await page.evaluate(() => window.hmConnect());
+    const answer = await query('which deploy days are allowed?');
+    const logs = await page.evaluate(() => window.hmEvents.flatMap((e) => (e.type === 'model' && e.status.startsWith('log:') ? [e.file ?? ''] : [])));
+    return { answer, logs };
+  };
+  const intact = await reopen();
+  expect(intact.answer).toEqual(before);
+  expect(intact.logs.filter((m) => m.includes('saved'))).toEqual([]);
+  // A stamp changed in the lexical file is noticed at the next open: the file is what the open reads.
+  await page.evaluate(() => window.hm!.close());
+  await page.evaluate(async () => {
+    let dir = await navigator.storage.getDirectory();
+    for (const part of ['.hybridmind', 'derived', 'derived']) dir = await dir.getDirectoryHandle(part);
+    const handle = await dir.getFileHandle('lexical.bin');
+    const bytes = new Uint8Array(await (await handle.getFile()).arrayBuffer());
+    bytes[24] = 'x'.charCodeAt(0);
+    const writable = await handle.createWritable();
+    await writable.write(bytes);
+    await writable.close();
+  });
+  const stale = await reopen();
+  expect(stale.answer).toEqual(before);
+  expect(stale.logs).toContainEqual(expect.stringContaining('the saved lexical index is from another store generation; rebuilding it'));
+});
+
 test('two tabs on one store: the second goes through the owner, BUSY on request, hand-over on close', async ({ context }) => {
   const a = await context.newPage();
   const b = await context.newPage();

@@ -5,6 +5,7 @@ import { HybridMindError, messageOf } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import { HybridMemory } from '../src/hybrid-memory.js';
 import { loadSqlite3, SqliteWasmDriver } from '../src/storage/sqlite-wasm.js';
+import { openDerivedFiles } from './derived-files.js';
 import type { WorkerStoreOptions } from '../src/client/types.js';
 import type { MemoryEvent } from '../src/client/protocol.js';
 
@@ -21,7 +22,8 @@ export interface OpenedStore {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Installs the `opfs-sahpool` VFS in its own folder for this store. Its access handles are
+ * Installs the `opfs-sahpool` VFS in its own folder for this store, and opens the store's derived
+ * files in that folder too (`derived-files.ts`). Their access handles are
  * exclusive: while a closing tab still holds them the install fails with NoModificationAllowedError,
  * so a new owner retries for a while before reporting BUSY.
  */
@@ -32,8 +34,10 @@ async function openDriver(store: string, timeoutMs: number): Promise<SqliteWasmD
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
-      const pool = await install({ name: `hybridmind-${store}`, directory: `/.hybridmind/${store}`, forceReinitIfPreviouslyFailed: true });
-      return await SqliteWasmDriver.open({ filename: '/store.db', vfs: pool.vfsName, sqlite3 });
+      const directory = `/.hybridmind/${store}`;
+      const pool = await install({ name: `hybridmind-${store}`, directory, forceReinitIfPreviouslyFailed: true });
+      const derived = await openDerivedFiles(`${directory}/derived`);
+      return await SqliteWasmDriver.open({ filename: '/store.db', vfs: pool.vfsName, sqlite3, derived });
     } catch (error) {
       const locked = error instanceof Error && (error.name === 'NoModificationAllowedError' || /NoModificationAllowed|access handle/i.test(error.message));
       if (!locked) throw error instanceof HybridMindError ? error : new HybridMindError('STORAGE', 'connect', `opening the store on OPFS failed: ${messageOf(error)}`);

@@ -14,6 +14,9 @@ import { readAll } from './read-store.js';
 import type { NeighbourAveraging } from './neighbour-averaging.js';
 import type { RecallParts } from './recall.js';
 
+/** Every name the indexes save a derived value under: a store that keeps them in files opens one per name. */
+export const DERIVED_NAMES: readonly string[] = [LEXICAL.name, ENTITIES.name, CATALOG.name, QUANTIZED];
+
 export interface IndexOptions {
   /** Where every leg index comes from (chosen by the entry point). */
   legs: LegFactory;

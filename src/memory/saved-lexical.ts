@@ -1,7 +1,7 @@
 /**
- * Indexes saved in the store's own database (table `derived_index`, in parts: see
- * `blob-parts.ts`), so opening a store loads them instead of re-reading and re-analysing every
- * memory's text: the lexical index, the entity index, and the vector index's int8 codes so it
+ * Indexes saved in the store's derived store (`storage/derived-store.ts`: its own database's
+ * `derived_index` table unless the driver keeps them in files beside it), so opening a store
+ * loads them instead of re-reading and re-analysing every memory's text: the lexical index, the entity index, and the vector index's int8 codes so it
  * need not quantize every vector again. Saved bytes are stamped with the store generation (moved
  * by every committed write, see `Repository.transaction`) plus the memories' count and last row
  * number (which also move when some other program writes the file): a stamp that differs, a
@@ -10,7 +10,6 @@
  */
 import type { EntityLeg, LegFactory, LexicalIndex } from '../legs/types.js';
 import type { Logger } from '../logger.js';
-import { partsOf, writeParts } from '../storage/blob-parts.js';
 import { joinParts, type PartedBytes } from '../util/parted-bytes.js';
 import type { Repository } from '../storage/repository.js';
 
@@ -48,10 +47,10 @@ export function storeStamp(repo: Repository): Stamp {
 
 /** The saved index when its stamp is `stamp` and it loads whole; otherwise null (the caller rebuilds). */
 export function loadSaved<T>(repo: Repository, what: Saved<T>, legs: LegFactory, stamp: Stamp, logger: Logger): T | null {
-  const row = repo.db.all<{ stamp: string }>('SELECT stamp FROM derived_index WHERE name = ?', [what.name])[0];
-  if (!row) return null;
-  if (row.stamp !== stamp.key) {
-    logger('info', `the saved ${what.label} is from another store generation; rebuilding it`, { saved: row.stamp, store: stamp.key });
+  const saved = repo.derived.stampOf(what.name);
+  if (saved === null) return null;
+  if (saved !== stamp.key) {
+    logger('info', `the saved ${what.label} is from another store generation; rebuilding it`, { saved, store: stamp.key });
     return null;
   }
   try {
@@ -78,10 +77,10 @@ export function save<T extends { save(): Uint8Array }>(repo: Repository, what: S
 export const QUANTIZED = 'quantized';
 
 export function saveBytes(repo: Repository, name: string, stamp: Stamp, bytes: Uint8Array): void {
-  writeParts(repo.db, 'derived_index', name, { stamp: stamp.key }, bytes);
+  repo.derived.write(name, stamp.key, bytes);
 }
 
 /** The value saved under `name` when every part's stamp is `stamp`, for a loader to read part by part; the index it is offered to checks it. */
 export function savedParts(repo: Repository, name: string, stamp: Stamp): PartedBytes | null {
-  return partsOf(repo.db, 'derived_index', name, { column: 'stamp', value: stamp.key });
+  return repo.derived.read(name, stamp.key);
 }

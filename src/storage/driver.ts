@@ -4,6 +4,8 @@
  * A driver only runs statements and transactions; the schema and every query live in the
  * repository, so all backends share them.
  */
+import type { DerivedStore } from './derived-store.js';
+
 export type SqlValue = string | number | null | Uint8Array;
 export type SqlRow = Record<string, SqlValue>;
 
@@ -28,6 +30,11 @@ export interface SqlDriver {
   visitRows?(sql: string, params: readonly SqlValue[], visit: (values: readonly SqlValue[]) => void): void;
   /** The whole database as bytes, if the backend can (used by snapshots). */
   serialize?(): Uint8Array;
+  /**
+   * Where values derived from the rows are kept when not in the database's `derived_index` table
+   * (files beside it, read faster than its pager reads a blob); the driver closes it on `close`.
+   */
+  readonly derived?: DerivedStore;
   close(): void;
 }
 

@@ -9,9 +9,14 @@ import type { Repository } from '../storage/repository.js';
  * If anything fails the transaction rolls back and the target is as it was. Rowids are copied,
  * so indexes built from the source are valid for the target. Both databases have the same schema
  * (the source was checked against it), so the table list is read from the source.
+ *
+ * Derived values kept beside the database (`SqlDriver.derived`) are forgotten first: they are not
+ * in this transaction, and rows replaced under them could come to carry the stamp they were saved
+ * with. Should the transaction then fail, they are only rebuilt at the next open.
  */
 export function replaceContent(method: string, source: Repository, target: Repository): void {
   const tables = tablesInDependencyOrder(method, source.db).map((table) => ({ table, rows: source.db.all(`SELECT * FROM "${table}"`) }));
+  target.derived.clear?.();
   target.transaction(method, () => {
     for (const { table } of [...tables].reverse()) target.db.exec(`DELETE FROM "${table}"`);
     for (const { table, rows } of tables) {

@@ -1,6 +1,7 @@
 import type { SqlDriver, SqlValue } from './driver.js';
 import { HybridMindError, messageOf } from '../errors.js';
 import { migrate } from './schema.js';
+import { tableDerivedStore, type DerivedStore } from './derived-store.js';
 
 /** A memory as stored: `no` is the rowid, the dense integer every index keys on. */
 export interface MemoryRow {
@@ -43,11 +44,14 @@ const EDGE_COLUMNS = 'no, id, src, dst, type, weight, metadata, valid_from, crea
  */
 export class Repository {
   readonly db: SqlDriver;
+  /** Where the indexes derived from the rows are saved (`storage/derived-store.ts`). */
+  readonly derived: DerivedStore;
   /** Called after each committed write that changed a row (the store then schedules saving its derived indexes). */
   onWrite: (() => void) | null = null;
 
   constructor(db: SqlDriver) {
     this.db = db;
+    this.derived = db.derived ?? tableDerivedStore(db);
     migrate(db);
   }
 

@@ -1,5 +1,6 @@
 import sqlite3InitModule, { type Database, type PreparedStatement, type Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import { HybridMindError, messageOf } from '../errors.js';
+import type { DerivedStore } from './derived-store.js';
 import type { SqlDriver, SqlRow, SqlValue } from './driver.js';
 import { Transactions } from './transactions.js';
 
@@ -12,6 +13,8 @@ export interface SqliteWasmOptions {
   bytes?: Uint8Array;
   /** An already initialised sqlite3 module (the worker shares one between stores). */
   sqlite3?: Sqlite3Static;
+  /** Keep derived values here rather than in `derived_index` (`SqlDriver.derived`); the driver owns it from now on and closes it. */
+  derived?: DerivedStore;
 }
 
 let modulePromise: Promise<Sqlite3Static> | undefined;
@@ -49,34 +52,38 @@ function toStorageError(method: string, cause: unknown): HybridMindError {
 /** A `SqlDriver` over SQLite-WASM's oo1 API with a prepared-statement cache. */
 export class SqliteWasmDriver implements SqlDriver {
   readonly name: string;
+  readonly derived?: DerivedStore;
   readonly #sqlite3: Sqlite3Static;
   readonly #db: Database;
   readonly #statements = new Map<string, PreparedStatement>();
   readonly #transactions = new Transactions((sql) => this.exec(sql));
 
-  private constructor(sqlite3: Sqlite3Static, db: Database, name: string) {
+  private constructor(sqlite3: Sqlite3Static, db: Database, name: string, derived: DerivedStore | undefined) {
     this.#sqlite3 = sqlite3;
     this.#db = db;
     this.name = name;
+    if (derived) this.derived = derived;
   }
 
   static async open(options: SqliteWasmOptions = {}): Promise<SqliteWasmDriver> {
-    const sqlite3 = options.sqlite3 ?? (await loadSqlite3());
     const filename = options.filename ?? ':memory:';
     let db: Database;
+    let sqlite3: Sqlite3Static;
     try {
+      sqlite3 = options.sqlite3 ?? (await loadSqlite3());
       db = options.vfs ? new sqlite3.oo1.DB(filename, 'c', options.vfs) : new sqlite3.oo1.DB(filename, 'c');
     } catch (cause) {
+      options.derived?.close?.();
       throw toStorageError('HybridMemory.open', cause);
     }
-    const driver = new SqliteWasmDriver(sqlite3, db, `sqlite-wasm:${options.vfs ?? (filename === ':memory:' ? 'memory' : filename)}`);
+    const driver = new SqliteWasmDriver(sqlite3, db, `sqlite-wasm:${options.vfs ?? (filename === ':memory:' ? 'memory' : filename)}`, options.derived);
     try {
       if (options.bytes) driver.#deserialize(options.bytes);
       db.exec('PRAGMA foreign_keys = ON');
       // A forgotten or rewritten memory must not live on in free space that an export copies out.
       db.exec('PRAGMA secure_delete = ON');
     } catch (cause) {
-      db.close();
+      driver.close();
       throw toStorageError('HybridMemory.open', cause);
     }
     return driver;
@@ -182,6 +189,10 @@ export class SqliteWasmDriver implements SqlDriver {
   close(): void {
     for (const stmt of this.#statements.values()) stmt.finalize();
     this.#statements.clear();
-    this.#db.close();
+    try {
+      this.#db.close();
+    } finally {
+      this.derived?.close?.();
+    }
   }
 }

@@ -13,6 +13,12 @@ export interface PartedBytes {
    * to make the whole value, and then nothing visited may be used.
    */
   read(visit: (bytes: Uint8Array, at: number) => void | false): boolean;
+  /**
+   * Fills `into` with the value's bytes from `at` on, straight from where they are kept; false
+   * when they cannot be read. Optional: a value kept in a file has it, so a reader that knows
+   * where each section goes (`readSections`) reads it there without a copy in between.
+   */
+  readRange?(into: Uint8Array, at: number): boolean;
 }
 
 /** Whether `value` is a `PartedBytes` (to check an argument that may also be plain bytes). */
@@ -55,6 +61,7 @@ export interface Section {
  */
 export function readSections(source: PartedBytes, headBytes: number, plan: (head: Uint8Array) => readonly Section[] | null): 'read' | 'stopped' | 'broken' {
   const head = new Uint8Array(Math.min(headBytes, source.length));
+  if (source.readRange) return readRanges(source, source.readRange.bind(source), head, plan);
   let sections: readonly Section[] | null = null;
   let stopped = false;
   const place = (piece: Uint8Array, at: number) => {
@@ -88,4 +95,15 @@ export function readSections(source: PartedBytes, headBytes: number, plan: (head
   if (failed) throw failure;
   if (stopped) return 'stopped';
   return whole && sections !== null ? 'read' : 'broken';
+}
+
+/** `readSections` for a source that reads ranges: the head, then each section straight into place. */
+function readRanges(source: PartedBytes, readRange: (into: Uint8Array, at: number) => boolean, head: Uint8Array, plan: (head: Uint8Array) => readonly Section[] | null): 'read' | 'stopped' | 'broken' {
+  if (!readRange(head, 0)) return 'broken';
+  const sections = plan(head);
+  if (sections === null) return 'stopped';
+  for (const { start, into } of sections) {
+    if (start + into.length > source.length || !readRange(into, start)) return 'broken';
+  }
+  return 'read';
 }
