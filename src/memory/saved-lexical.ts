@@ -1,8 +1,8 @@
 /**
  * Indexes saved in the store's derived store (`storage/derived-store.ts`: its own database's
  * `derived_index` table unless the driver keeps them in files beside it), so opening a store
- * loads them instead of re-reading and re-analysing every memory's text: the lexical index, the entity index, and the vector index's int8 codes so it
- * need not quantize every vector again. Saved bytes are stamped with the store generation (moved
+ * loads them instead of re-reading and re-analysing every memory's text: the lexical index, the
+ * entity index, and the vector index's int8 codes so it need not quantize every vector again. Saved bytes are stamped with the store generation (moved
  * by every committed write, see `Repository.transaction`) plus the memories' count and last row
  * number (which also move when some other program writes the file): a stamp that differs, a
  * missing part or bytes that do not load mean a rebuild from the rows, never an index that
