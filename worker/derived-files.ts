@@ -4,7 +4,7 @@
  * for as long as the store is open: see `src/storage/derived-files.ts` for why and how.
  */
 import { fileDerivedStore, type SyncFile } from '../src/storage/derived-files.js';
-import type { DerivedStore } from '../src/storage/derived-store.js';
+import type { DerivedStore } from '../src/storage/driver.js';
 import { DERIVED_NAMES } from '../src/memory/indexes.js';
 
 /** The parts of the OPFS API used here (TypeScript's DOM lib has no `createSyncAccessHandle` for every target). */

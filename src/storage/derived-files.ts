@@ -11,7 +11,7 @@
  */
 import { HybridMindError } from '../errors.js';
 import type { PartedBytes } from '../util/parted-bytes.js';
-import type { DerivedStore } from './derived-store.js';
+import type { DerivedStore } from './driver.js';
 
 /** The synchronous file operations used here: those of OPFS's `FileSystemSyncAccessHandle`. */
 export interface SyncFile {

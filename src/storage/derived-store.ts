@@ -11,24 +11,7 @@
  * of codes of 100k memories took ~50 ms on OPFS), where a file read lands in ~16 ms.
  */
 import { partsOf, writeParts } from './blob-parts.js';
-import type { SqlDriver } from './driver.js';
-import type { PartedBytes } from '../util/parted-bytes.js';
-
-export interface DerivedStore {
-  /** The stamp `name` was last written with, or null when there is none. */
-  stampOf(name: string): string | null;
-  /** The value of `name` when it was written with `stamp`, else null. */
-  read(name: string, stamp: string): PartedBytes | null;
-  /** Replaces the value of `name`; a reader sees the old value, the new one, or none. */
-  write(name: string, stamp: string, bytes: Uint8Array): void;
-  /**
-   * Forgets every value, before the rows they were derived from are replaced. Only a store
-   * outside the database needs it: the replace's own transaction empties `derived_index`.
-   */
-  clear?(): void;
-  /** Releases what the store holds open; the driver calls it when it closes. */
-  close?(): void;
-}
+import type { DerivedStore, SqlDriver } from './driver.js';
 
 /** Derived values as rows of the database's `derived_index` table. */
 export function tableDerivedStore(db: SqlDriver): DerivedStore {

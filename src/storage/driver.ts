@@ -4,7 +4,7 @@
  * A driver only runs statements and transactions; the schema and every query live in the
  * repository, so all backends share them.
  */
-import type { DerivedStore } from './derived-store.js';
+import type { PartedBytes } from '../util/parted-bytes.js';
 
 export type SqlValue = string | number | null | Uint8Array;
 export type SqlRow = Record<string, SqlValue>;
@@ -45,4 +45,21 @@ export interface SqlDriver {
 export function eachRow(db: SqlDriver, sql: string, params: readonly SqlValue[], visit: (values: readonly SqlValue[]) => void): void {
   if (db.visitRows) db.visitRows(sql, params, visit);
   else for (const row of db.all(sql, params)) visit(Object.values(row));
+}
+
+/** Where a store keeps the values it derives from its rows: see `derived-store.ts`. */
+export interface DerivedStore {
+  /** The stamp `name` was last written with, or null when there is none. */
+  stampOf(name: string): string | null;
+  /** The value of `name` when it was written with `stamp`, else null. */
+  read(name: string, stamp: string): PartedBytes | null;
+  /** Replaces the value of `name`; a reader sees the old value, the new one, or none. */
+  write(name: string, stamp: string, bytes: Uint8Array): void;
+  /**
+   * Forgets every value, before the rows they were derived from are replaced. Only a store
+   * outside the database needs it: the replace's own transaction empties `derived_index`.
+   */
+  clear?(): void;
+  /** Releases what the store holds open; the driver calls it when it closes. */
+  close?(): void;
 }

@@ -1,7 +1,7 @@
-import type { SqlDriver, SqlValue } from './driver.js';
+import type { DerivedStore, SqlDriver, SqlValue } from './driver.js';
 import { HybridMindError, messageOf } from '../errors.js';
 import { migrate } from './schema.js';
-import { tableDerivedStore, type DerivedStore } from './derived-store.js';
+import { tableDerivedStore } from './derived-store.js';
 
 /** A memory as stored: `no` is the rowid, the dense integer every index keys on. */
 export interface MemoryRow {

@@ -1,7 +1,6 @@
 import sqlite3InitModule, { type Database, type PreparedStatement, type Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import { HybridMindError, messageOf } from '../errors.js';
-import type { DerivedStore } from './derived-store.js';
-import type { SqlDriver, SqlRow, SqlValue } from './driver.js';
+import type { DerivedStore, SqlDriver, SqlRow, SqlValue } from './driver.js';
 import { Transactions } from './transactions.js';
 
 export interface SqliteWasmOptions {

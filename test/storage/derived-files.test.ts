@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteWasmDriver, type HybridMemory } from '../../src/index.js';
 import { DATA, fileDerivedStore, type SyncFile } from '../../src/storage/derived-files.js';
-import type { DerivedStore } from '../../src/storage/derived-store.js';
+import type { DerivedStore } from '../../src/storage/driver.js';
 import { joinParts, readSections } from '../../src/util/parted-bytes.js';
 import { HybridMindError } from '../../src/index.js';
 import { DERIVED_NAMES } from '../../src/memory/indexes.js';
