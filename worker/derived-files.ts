@@ -17,15 +17,11 @@ interface Directory {
 export async function openDerivedFiles(path: string): Promise<DerivedStore> {
   let dir = (await navigator.storage.getDirectory()) as unknown as Directory;
   for (const part of path.split('/').filter(Boolean)) dir = await dir.getDirectoryHandle(part, { create: true });
-  const files = new Map<string, SyncFile>();
-  try {
-    for (const name of DERIVED_NAMES) {
-      const handle = await dir.getFileHandle(`${name}.bin`, { create: true });
-      files.set(name, await handle.createSyncAccessHandle());
-    }
-  } catch (error) {
-    for (const file of files.values()) file.close();
-    throw error;
+  const opened = await Promise.allSettled(DERIVED_NAMES.map(async (name) => (await dir.getFileHandle(`${name}.bin`, { create: true })).createSyncAccessHandle()));
+  const failed = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) {
+    for (const o of opened) if (o.status === 'fulfilled') o.value.close();
+    throw failed.reason;
   }
-  return fileDerivedStore(files);
+  return fileDerivedStore(new Map(DERIVED_NAMES.map((name, i) => [name, (opened[i] as PromiseFulfilledResult<SyncFile>).value])));
 }

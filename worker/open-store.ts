@@ -35,9 +35,16 @@ async function openDriver(store: string, timeoutMs: number): Promise<SqliteWasmD
   for (let attempt = 0; ; attempt++) {
     try {
       const directory = `/.hybridmind/${store}`;
-      const pool = await install({ name: `hybridmind-${store}`, directory, forceReinitIfPreviouslyFailed: true });
-      const derived = await openDerivedFiles(`${directory}/derived`);
-      return await SqliteWasmDriver.open({ filename: '/store.db', vfs: pool.vfsName, sqlite3, derived });
+      // Side by side: each waits on the browser for its access handles.
+      const [pool, derived] = await Promise.allSettled([
+        install({ name: `hybridmind-${store}`, directory, forceReinitIfPreviouslyFailed: true }),
+        openDerivedFiles(`${directory}/derived`),
+      ]);
+      if (pool.status === 'rejected' || derived.status === 'rejected') {
+        if (derived.status === 'fulfilled') derived.value.close?.();
+        throw pool.status === 'rejected' ? pool.reason : (derived as PromiseRejectedResult).reason;
+      }
+      return await SqliteWasmDriver.open({ filename: '/store.db', vfs: pool.value.vfsName, sqlite3, derived: derived.value });
     } catch (error) {
       const locked = error instanceof Error && (error.name === 'NoModificationAllowedError' || /NoModificationAllowed|access handle/i.test(error.message));
       if (!locked) throw error instanceof HybridMindError ? error : new HybridMindError('STORAGE', 'connect', `opening the store on OPFS failed: ${messageOf(error)}`);
