@@ -39,7 +39,12 @@ export function selectTop(scores: Float32Array, nos: Int32Array, n: number, k: n
     if (accept !== undefined && !accept(no)) continue;
     size = heapPush(hs, hn, size, k, score, no);
   }
-  const out: Scored[] = [];
-  for (let i = 0; i < size; i++) out.push({ no: hn[i]!, score: hs[i]! });
-  return out.sort((a, b) => b.score - a.score || a.no - b.no);
+  // Popped worst first into the back, so the heap's own order (score, then no) sorts them: a
+  // comparator sort of the 100 a hybrid recall asks for cost more than the heap's pops.
+  const out = new Array<Scored>(size);
+  for (let end = size - 1; end >= 0; end--) {
+    out[end] = { no: hn[0]!, score: hs[0]! };
+    if (end > 0) heapPush(hs, hn, end, end, hs[end]!, hn[end]!);
+  }
+  return out;
 }
