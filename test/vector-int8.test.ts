@@ -200,8 +200,8 @@ describe('the int8 kernel', () => {
 
   it('re-scores chosen slots in place with the bits the full f32 scan gives them', () => {
     const next = rng(5);
-    // 384: only 16-wide blocks; 1001: 16-wide, 4-wide and a scalar tail.
-    for (const dim of [384, 1001]) {
+    // 16 and 384: only 16-wide blocks, re-scored two at a time; 1001: 16-wide, 4-wide and a scalar tail, one at a time.
+    for (const dim of [16, 384, 1001]) {
       const n = 30;
       const instance = kernel.instantiate();
       instance.memory.grow(4);
@@ -214,10 +214,13 @@ describe('the int8 kernel', () => {
       new Float32Array(instance.memory.buffer, queryPtr, dim).set(Float32Array.from({ length: dim }, () => next() * 2 - 1));
       instance.dot(queryPtr, vectorPtr, n, dim, fullPtr);
       const full = Float32Array.from(new Float32Array(instance.memory.buffer, fullPtr, n));
+      // An even count and an odd one: pairs, and the last alone.
+      for (const slots of [[29, 0, 7, 7, 13, 28], [3, 29, 0, 7, 7, 13, 28], [11]]) {
+        new Int32Array(instance.memory.buffer, listPtr, slots.length).set(slots);
+        instance.dotAt(queryPtr, vectorPtr, listPtr, slots.length, dim);
+        expect(Array.from(new Float32Array(instance.memory.buffer, listPtr, slots.length))).toEqual(slots.map((slot) => full[slot]));
+      }
       const slots = [29, 0, 7, 7, 13, 28];
-      new Int32Array(instance.memory.buffer, listPtr, slots.length).set(slots);
-      instance.dotAt(queryPtr, vectorPtr, listPtr, slots.length, dim);
-      expect(Array.from(new Float32Array(instance.memory.buffer, listPtr, slots.length))).toEqual(slots.map((slot) => full[slot]));
       // An empty list writes nothing.
       const before = Array.from(new Int32Array(instance.memory.buffer, listPtr, slots.length));
       instance.dotAt(queryPtr, vectorPtr, listPtr, 0, dim);
