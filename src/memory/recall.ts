@@ -2,7 +2,7 @@ import { reciprocalRankFusion, sortFused, tiedRanks, type Fused, type RankedList
 import { linearFusion } from '../fusion/linear.js';
 import { convexFusion, type ScoredList } from '../fusion/score-fusion.js';
 import { isCompound, queryTerms } from '../legs/lexical/tokenizer.js';
-import { rankByTime, recordedBy, statusAt, recencyWeight, type TimeRanked } from '../legs/time/temporal.js';
+import { inTimeOrder, recordedBy, weighByTime, statusAt, recencyWeight, type TimeRanked } from '../legs/time/temporal.js';
 import { LEG_NAMES, sameGraphRank, type Accept, type EntityLeg, type GraphHit, type GraphLeg, type LexicalHit, type LexicalIndex, type Scored, type VectorIndex } from '../legs/types.js';
 import type { Repository } from '../storage/repository.js';
 import { rerank, rerankPool } from './rerank.js';
@@ -46,6 +46,7 @@ export interface LegLists {
   relation?: RelationAnswers | null;
   /** Candidates said by a person the query names, with that name: a vote in the fusion. */
   speakers?: Map<number, string> | null;
+  /** Every candidate with its recency weight and status; in rank order only once `answer` needs the ranks (`inTimeOrder`). */
   time: TimeRanked[] | null;
 }
 
@@ -130,7 +131,7 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
   let time: TimeRanked[] | null = null;
   if (o.mode === 'hybrid') {
     const candidates = candidatesOf([vector, lexical, graph, entity]);
-    time = rankByTime(candidates, (no) => parts.catalog.entry(no), reference, o.halfLifeDays);
+    time = weighByTime(candidates, (no) => parts.catalog.entry(no), reference, o.halfLifeDays);
   }
   return {
     vector: o.mode === 'hybrid' || o.mode === 'vector' ? vector : null,
@@ -341,6 +342,8 @@ export function search(parts: RecallParts, o: ResolvedRecall, query: string, que
 /** What both engines do once their legs have run: who said the candidates, the fusion, the hits. */
 export function answer(parts: FusionParts, o: ResolvedRecall, query: string, legs: LegLists, now: number): { hits: Hit[]; legsRun: LegName[] } {
   const lists = { ...legs, speakers: o.mode === 'hybrid' && o.fusion === 'convex' && o.speakers ? attribution(parts, query, legs) : null };
+  // Convex fusion reads the time leg's weights; reciprocal ranks and explanations read its ranks.
+  if (lists.time && (o.fusion === 'rrf' || o.explain)) lists.time = inTimeOrder([...lists.time]);
   return { hits: materialize(parts, o, lists, fuse(parts, o, query, lists, now), now), legsRun: legsRun(lists) };
 }
 

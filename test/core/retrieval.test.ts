@@ -178,6 +178,19 @@ for (const [name, makeEmbedder, skip] of EMBEDDERS) describe.skipIf(skip)(`with 
       }
     });
 
+    it('ranks by time in RRF whether or not the hits are explained', async () => {
+      mem = await openMemory({ now: () => NOW });
+      // The better a memory matches, the older it is: the time leg's order is the legs' reversed.
+      const texts = ['alpha beta gamma delta', 'alpha beta gamma', 'alpha beta', 'alpha', 'alpha epsilon zeta', 'beta eta'];
+      await mem.storeMany(texts.map((text, i) => ({ id: `m${i}`, text, createdAt: new Date(NOW - (texts.length - i) * 9 * DAY).toISOString() })));
+      await mem.ready();
+      const options = { fusion: 'rrf' as const, weights: { vector: 1, lexical: 1, graph: 1, time: 2 }, k: 6 };
+      const plain = (await mem.recall('alpha beta gamma delta', { ...options, explain: false })).map((h) => [h.id, h.score]);
+      const explained = await mem.recall('alpha beta gamma delta', { ...options, explain: true });
+      expect(plain).toEqual(explained.map((h) => [h.id, h.score]));
+      expect(explained.map((h) => h.legs.time?.rank).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+    });
+
     it('supports linear fusion α·V + β·G', async () => {
       mem = await openMemory();
       await mem.storeMany([{ id: 'a', text: 'solar panel inverter' }, { id: 'b', text: 'battery chemistry' }]);

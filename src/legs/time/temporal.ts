@@ -37,20 +37,25 @@ export interface TimeRanked {
 }
 
 /**
- * The time leg ranks the candidates the other legs found; it adds none of its own. Current
- * memories come before historical ones, then fresher before older, then by number.
+ * The time leg weighs the candidates the other legs found (it adds none of its own), in the
+ * candidates' order: convex fusion reads the weights alone, and sorting ~300 of them with a
+ * comparator was ~5% of a hybrid recall at 10k. `inTimeOrder` ranks them where ranks are read.
  */
-export function rankByTime(
+export function weighByTime(
   candidates: Iterable<number>,
   lookup: (no: number) => Temporal,
   reference: number,
   halfLifeDays: number,
 ): TimeRanked[] {
-  const ranked: TimeRanked[] = [];
+  const weighed: TimeRanked[] = [];
   for (const no of candidates) {
     const t = lookup(no);
-    ranked.push({ no, score: recencyWeight(t, reference, halfLifeDays), status: statusAt(t, reference) });
+    weighed.push({ no, score: recencyWeight(t, reference, halfLifeDays), status: statusAt(t, reference) });
   }
-  ranked.sort((a, b) => (a.status === b.status ? 0 : a.status === 'current' ? -1 : 1) || b.score - a.score || a.no - b.no);
-  return ranked;
+  return weighed;
+}
+
+/** The time leg's rank order, in place: current memories before historical ones, then fresher before older, then by number. */
+export function inTimeOrder(weighed: TimeRanked[]): TimeRanked[] {
+  return weighed.sort((a, b) => (a.status === b.status ? 0 : a.status === 'current' ? -1 : 1) || b.score - a.score || a.no - b.no);
 }
