@@ -97,6 +97,35 @@ describe('derived values in files', () => {
     expect(readSections(store.read('quantized', 's')!, 16, () => null)).toBe('stopped');
   });
 
+  it('rewrites only the chunks of a value that changed', () => {
+    let written = 0;
+    const store = filesIn(['quantized'], (file) => ({
+      ...file,
+      write(bytes, options) {
+        if (options.at >= DATA) written += bytes.length;
+        return file.write(bytes, options);
+      },
+    }));
+    const value = bytesOf(1 << 20, 8);
+    store.write('quantized', 'a', value);
+    expect(written).toBe(value.length);
+    written = 0;
+    const changed = value.slice();
+    changed[300_000] = changed[300_000]! ^ 0xff;
+    changed[300_001] = changed[300_001]! ^ 0xff;
+    store.write('quantized', 'b', changed);
+    // One 64 KiB chunk holds both bytes.
+    expect(written).toBe(1 << 16);
+    expect(same(joinParts(store.read('quantized', 'b')!), changed)).toBe(true);
+    // Longer: what was there is compared, what is new is written.
+    written = 0;
+    const longer = new Uint8Array(changed.length + 1000);
+    longer.set(changed);
+    store.write('quantized', 'c', longer);
+    expect(written).toBe(1000);
+    expect(same(joinParts(store.read('quantized', 'c')!), longer)).toBe(true);
+  });
+
   it('leaves no value when a write is cut short, and a later write succeeds', () => {
     let writes = 0;
     let failAt = Infinity;
