@@ -6,8 +6,8 @@
  * Layout of a file: "HMDF", format version, the stamp's UTF-8 length and a zero word, as
  * little-endian u32; the value's length as an f64; the stamp; the value from byte {@link DATA}.
  * A stamp length of 0 means no value. A write first marks the file empty and flushes, then writes
- * and flushes the value, and only then writes the stamp: a write cut short leaves no value, never
- * a stamp over bytes it was not written with.
+ * the chunks of the value that differ from what the file holds and flushes, and only then writes
+ * the stamp: a write cut short leaves no value, never a stamp over bytes it was not written with.
  */
 import { HybridMindError } from '../errors.js';
 import type { PartedBytes } from '../util/parted-bytes.js';
