@@ -3,6 +3,7 @@
  * leaves the bytes of the others where they were, and the older layouts (1 and 2) still read.
  */
 import { describe, expect, it } from 'vitest';
+import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { META, strideOf } from '../src/legs/vector/quantize.js';
 import { decodeQuantized, encodeQuantized, readQuantized, type QuantizedRun } from '../src/legs/vector/quantized-snapshot.js';
 import { capacityOf } from '../src/util/capacity.js';
@@ -84,5 +85,21 @@ describe('saved int8 codes', () => {
       expect(() => decodeQuantized('test', bytes.subarray(0, bytes.length - 1), DIM)).toThrow(/need \d+ bytes/);
     }
     expect(unpadded(r, digests).length).toBeLessThan(encode(r, digests).length);
+  });
+
+  it("are adopted by a flat index under their own numbers, and numbers that do not increase are refused", () => {
+    const saved = run(50);
+    const index = new FlatVectorIndex(DIM, null);
+    index.adoptRun(saved, () => 0);
+    expect(index.size).toBe(50);
+    expect(index.has(1) && index.has(99) && !index.has(2)).toBe(true);
+    for (const nos of [[5, 5], [9, 3], [-1, 2]]) {
+      const bad = new FlatVectorIndex(DIM, null);
+      const two = { ...run(2), nos: Int32Array.from(nos) };
+      expect(() => bad.adoptRun(two, () => 0), String(nos)).toThrow(/CORRUPT|not whole, ≥ 0 and increasing/);
+      expect(bad.size).toBe(0);
+      expect(bad.has(nos[0]!)).toBe(false);
+    }
+    expect(() => index.adoptRun(run(2), () => 0)).toThrow(/must be empty, it holds 50/);
   });
 });

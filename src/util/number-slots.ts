@@ -58,6 +58,32 @@ export class NumberSlots {
     return true;
   }
 
+  /**
+   * Numbers `nos` to slots 0, 1, … in order, on an empty table: what `set` per number does, in
+   * two tight passes (an open adopts 100k numbers at once, before the engine has compiled `set`).
+   * Throws a RangeError, leaving the table empty, unless the numbers are whole, ≥ 0 and strictly
+   * increasing (so none repeats).
+   */
+  fillAscending(nos: Int32Array): void {
+    if (this.size !== 0) throw new RangeError(`NumberSlots.fillAscending: the table holds ${this.size} numbers`);
+    const count = nos.length;
+    let previous = -1;
+    for (let i = 0; i < count; i++) {
+      const no = nos[i]!;
+      if (!(no > previous)) throw new RangeError(`NumberSlots.fillAscending: ${no} at ${i} is not above ${previous}`);
+      previous = no;
+    }
+    if (previous >= denseLimit(count)) {
+      for (let i = 0; i < count; i++) this.set(nos[i]!, i);
+      return;
+    }
+    const dense = new Int32Array(Math.max(previous + 1, 1024)).fill(NONE);
+    for (let i = 0; i < count; i++) dense[nos[i]!] = i;
+    this.#dense = dense;
+    this.#map = null;
+    this.#size = count;
+  }
+
   /** Forgets every number; back to the array form. */
   clear(): void {
     this.#dense = new Int32Array(0);

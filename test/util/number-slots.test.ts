@@ -45,4 +45,37 @@ describe('NumberSlots', () => {
     for (const no of [-1, 0.5, Number.NaN]) expect(() => slots.set(no, 0)).toThrow(RangeError);
     expect(slots.size).toBe(0);
   });
+
+  it('fills an empty table from increasing numbers as a set per number would, dense or far apart', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.oneof({ weight: 20, arbitrary: fc.nat(5_000) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 2 ** 31 - 1 }) }), { maxLength: 300 }), (numbers) => {
+        const nos = Int32Array.from(numbers.sort((a, b) => a - b));
+        const filled = new NumberSlots();
+        filled.fillAscending(nos);
+        const map = new Map<number, number>();
+        nos.forEach((no, slot) => map.set(no, slot));
+        expect(filled.size).toBe(map.size);
+        for (const no of [...PROBES, ...map.keys()]) expect(filled.get(no), `get(${no})`).toBe(map.get(no));
+        // What follows behaves as after sets: a later set grows the table, a delete frees the number.
+        filled.set(6_000, 7);
+        expect(filled.get(6_000)).toBe(7);
+        if (nos.length > 0) {
+          expect(filled.delete(nos[0]!)).toBe(true);
+          expect(filled.has(nos[0]!)).toBe(false);
+        }
+      }),
+      { numRuns: 200, seed: 20_261_204 },
+    );
+  });
+
+  it('refuses to fill from numbers that repeat, fall, are negative, or into a table that holds some', () => {
+    for (const nos of [[1, 1], [3, 2], [-1, 4]]) {
+      const slots = new NumberSlots();
+      expect(() => slots.fillAscending(Int32Array.from(nos)), String(nos)).toThrow(/fillAscending: .* is not above/);
+      expect(slots.size).toBe(0);
+    }
+    const held = new NumberSlots();
+    held.set(1, 0);
+    expect(() => held.fillAscending(Int32Array.of(2))).toThrow(/holds 1 numbers/);
+  });
 });

@@ -1,4 +1,4 @@
-import { HybridMindError, show } from '../../errors.js';
+import { HybridMindError, messageOf, show } from '../../errors.js';
 import { capacityOf } from '../../util/capacity.js';
 import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
 import { NumberSlots } from '../../util/number-slots.js';
@@ -209,10 +209,15 @@ export class FlatVectorIndex implements VectorIndex {
    */
   adoptRun(run: QuantizedRun, read: VectorReader): void {
     const count = run.nos.length;
-    for (let i = 0; i < count; i++) checkIntInRange('FlatVectorIndex.adoptRun', 'no', run.nos[i], 0, MAX_NO);
+    if (this.#size !== 0) throw new HybridMindError('INVALID_ARGUMENT', 'FlatVectorIndex.adoptRun', `the index must be empty, it holds ${this.#size} vectors`);
+    // An Int32Array holds whole numbers ≤ MAX_NO; increasing from ≥ 0 is the rest of what `add` checks.
+    try {
+      this.#noToSlot.fillAscending(run.nos);
+    } catch (error) {
+      throw new HybridMindError('CORRUPT', 'FlatVectorIndex.adoptRun', `the saved numbers are not whole, ≥ 0 and increasing: ${messageOf(error)}`);
+    }
     const codes = this.codesFor(count, read);
     this.#slotToNo.set(run.nos);
-    for (let slot = 0; slot < count; slot++) this.#noToSlot.set(run.nos[slot]!, slot);
     if (run.codes.buffer !== codes.buffer || run.codes.byteOffset !== codes.byteOffset) codes.set(run.codes);
     this.#meta.set(run.meta);
     raiseCeiling(this.#ceiling, this.#meta, 0, count);
