@@ -83,14 +83,9 @@ export function checkFlatState(state: FlatState): CheckedState {
   // Strictly increasing terms cannot repeat; only a save that is not in order needs the set.
   let termsSorted = true;
   let seen: Set<string> | null = null;
-  let sorted = true;
-  let at = 0;
-  // A binary save's numbers are u32 already, so only their bounds are checked; a JSON one's may be anything.
-  const u32 = postings instanceof Uint32Array;
   for (let t = 0; t < terms.length; t++) {
     const term = terms[t];
-    const n = postings[at]!;
-    if (typeof term !== 'string' || !(u32 || isIndex(n, Number.MAX_SAFE_INTEGER)) || !(n > 0 && n <= (postings.length - at - 1) / 2)) throw new Error(`postings of ${JSON.stringify(term)} are malformed`);
+    if (typeof term !== 'string') throw new Error(`term ${t} is not a string`);
     if (termsSorted && t > 0 && !(terms[t - 1]! < term)) {
       termsSorted = false;
       seen = new Set(terms.slice(0, t));
@@ -99,18 +94,61 @@ export function checkFlatState(state: FlatState): CheckedState {
       if (seen.has(term)) throw new Error(`the term ${JSON.stringify(term)} appears twice`);
       seen.add(term);
     }
+  }
+  // A binary save's numbers are u32 already, so only their bounds need checking, in a loop of its own.
+  const read = postings instanceof Uint32Array ? checkU32Postings(postings, terms.length, known, offsets) : checkPostings(postings, terms.length, known, offsets);
+  if (read.end < 0) throw new Error(`postings of ${JSON.stringify(terms[-read.end - 1])} are malformed`);
+  if (read.end !== postings.length) throw new Error('postings run past the terms');
+  return { offsets, termsSorted, sorted: read.sorted };
+}
+
+/** Where the postings end (−(t + 1) when term t's are malformed), and whether each term's come in increasing short id order. */
+type PostingsRead = { end: number; sorted: boolean };
+
+/**
+ * Per term, its posting count and pairs `shortId, term frequency` of known documents with a
+ * frequency > 0, each term's start written to `offsets`. A loop for typed arrays alone: an open
+ * runs it once over 2.4M numbers (100k memories) before the engine has compiled much, and the
+ * whole check took 17–18 ms in a Chromium worker with the loop shared with JSON saves, 12–14.5 ms
+ * with this one.
+ */
+function checkU32Postings(postings: Uint32Array, termCount: number, known: Uint8Array, offsets: Float64Array): PostingsRead {
+  const length = postings.length;
+  let sorted = true;
+  let at = 0;
+  for (let t = 0; t < termCount; t++) {
+    const n = postings[at]!;
+    if (!(n > 0 && 2 * n <= length - at - 1)) return { end: -(t + 1), sorted };
+    offsets[t] = at++;
+    let previous = -1;
+    for (const end = at + 2 * n; at < end; at += 2) {
+      const shortId = postings[at]!;
+      if (known[shortId] !== 1 || postings[at + 1] === 0) return { end: -(t + 1), sorted };
+      if (shortId <= previous) sorted = false;
+      previous = shortId;
+    }
+  }
+  return { end: at, sorted };
+}
+
+/** `checkU32Postings` for numbers that may be anything (a JSON save's). */
+function checkPostings(postings: ArrayLike<number>, termCount: number, known: Uint8Array, offsets: Float64Array): PostingsRead {
+  let sorted = true;
+  let at = 0;
+  for (let t = 0; t < termCount; t++) {
+    const n = postings[at]!;
+    if (!isIndex(n, Number.MAX_SAFE_INTEGER) || !(n > 0 && n <= (postings.length - at - 1) / 2)) return { end: -(t + 1), sorted };
     offsets[t] = at++;
     let previous = -1;
     for (const end = at + 2 * n; at < end; at += 2) {
       const shortId = postings[at]!;
       const tf = postings[at + 1]!;
-      if (known[shortId] !== 1 || !(u32 || (Number.isInteger(shortId) && Number.isSafeInteger(tf))) || !(tf > 0)) throw new Error(`a posting of ${JSON.stringify(term)} is malformed`);
+      if (known[shortId] !== 1 || !(Number.isInteger(shortId) && Number.isSafeInteger(tf)) || !(tf > 0)) return { end: -(t + 1), sorted };
       if (shortId <= previous) sorted = false;
       previous = shortId;
     }
   }
-  if (at !== postings.length) throw new Error('postings run past the terms');
-  return { offsets, termsSorted, sorted };
+  return { end: at, sorted };
 }
 
 function isIndex(value: unknown, max: number): value is number {
