@@ -4,7 +4,7 @@
  * recall after an open, runs before queued slices), else a plain timer (Deno, workerd).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { inSlices, nextSlice } from '../src/util/slices.js';
+import { afterOpen, inSlices, nextSlice, OPEN_GRACE_MS } from '../src/util/slices.js';
 
 type Globals = { setImmediate?: unknown; scheduler?: unknown };
 const g = globalThis as Globals;
@@ -67,5 +67,20 @@ describe('inSlices', () => {
     await settle();
     expect(steps).toBe(2);
     expect(done).toBe(0);
+  });
+});
+
+describe('afterOpen', () => {
+  it('leaves the first slice of work an open starts until the grace has passed, so what the caller asks at once goes first', async () => {
+    const order: string[] = [];
+    afterOpen(() => order.push('background'));
+    inSlices(() => (order.push('sliced'), false), () => true, () => {}, afterOpen);
+    // A request arriving a moment after the open returned (here: the next turns of the event loop).
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    order.push('request');
+    await new Promise((resolve) => setTimeout(resolve, OPEN_GRACE_MS + 5));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['request', 'background', 'sliced']);
   });
 });

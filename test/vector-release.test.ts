@@ -14,6 +14,7 @@ import { inPieces } from './support/parted.js';
 import { HybridMemory } from '../src/index.js';
 import { clusteredVectors } from './support/clustered-vectors.js';
 import { rng } from './support/random.js';
+import { afterFirstSlice } from './support/slices.js';
 
 let kernel: VectorKernel;
 beforeAll(async () => {
@@ -381,7 +382,7 @@ describe('AdaptiveVectorIndex adopting saved codes below its threshold', () => {
     vectors.set(300, all[330]!);
     index.add(300, all[330]!);
     source.add(300, all[330]!);
-    await new Promise((resolve) => setImmediate(resolve));
+    await afterFirstSlice();
     expect(flat.released).toBe(false);
     const afterReadBack = asked();
     for (const q of [...queries, all[330]!]) expect(index.search(q, 10)).toEqual(source.search(q, 10));
@@ -404,7 +405,7 @@ describe('AdaptiveVectorIndex adopting saved codes below its threshold', () => {
     const index = new AdaptiveVectorIndex(flat, { threshold: Infinity }, { read, logger: (level, message) => level === 'warn' && warnings.push(message) });
     expect(index.adoptQuantized(codes)).toBe(true);
     vectors.delete(5);
-    await new Promise((resolve) => setImmediate(resolve));
+    await afterFirstSlice();
     expect(flat.released).toBe(true);
     expect(warnings).toEqual(['the store lacks vectors the dense leg holds; it keeps re-scoring from the store']);
     expect(index.search(all[6]!, 3)[0]!.no).toBe(6);
@@ -418,7 +419,7 @@ describe('AdaptiveVectorIndex adopting saved codes below its threshold', () => {
     const throwing = new AdaptiveVectorIndex(failing, { threshold: Infinity }, { read: flaky, logger: (level, message) => level === 'warn' && warnings.push(message) });
     expect(throwing.adoptQuantized(codes)).toBe(true);
     broken = true;
-    await new Promise((resolve) => setImmediate(resolve));
+    await afterFirstSlice();
     expect(failing.released).toBe(true);
     expect(warnings.at(-1)).toBe('dense leg: reading the vectors back failed, it keeps re-scoring from the store: database is closed');
     broken = false;
@@ -427,7 +428,7 @@ describe('AdaptiveVectorIndex adopting saved codes below its threshold', () => {
     const cleared = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: Infinity }, { read });
     expect(cleared.adoptQuantized(codes)).toBe(true);
     cleared.clear();
-    await new Promise((resolve) => setImmediate(resolve));
+    await afterFirstSlice();
     expect(cleared.size).toBe(0);
   });
 });
@@ -672,7 +673,9 @@ describe('AdaptiveVectorIndex past the size it keeps f32 copies for', () => {
     const growing = new AdaptiveVectorIndex(flat, { threshold: Infinity }, { read: slow, copiesMaxBytes: 1_502 * dim * 4 });
     expect(growing.adoptQuantized(small.codes)).toBe(true);
     const done = growing.whenIndexed();
-    await new Promise((resolve) => setImmediate(resolve));
+    // Until the read-back has begun: its first slice waits out the open's grace, and each reads about 1 MiB.
+    const deadline = performance.now() + 5_000;
+    while (!flat.residing && performance.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
     expect(flat.residing).toBe(true);
     for (let no = 1_500; no < 1_503; no++) {
       small.vectors.set(no, small.all[no]!);

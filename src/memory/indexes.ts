@@ -4,7 +4,7 @@ import { sqlAnnStore } from '../storage/ann-store.js';
 import { storedEdges } from '../storage/edge-source.js';
 import { readVectorsByNo, type GraphEdgeRow } from '../storage/bulk-read.js';
 import type { MemoryRow, Repository } from '../storage/repository.js';
-import { inSlices, now } from '../util/slices.js';
+import { afterOpen, inSlices, now } from '../util/slices.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
 import { CATALOG } from './saved-catalog.js';
@@ -147,7 +147,7 @@ export class Indexes implements RecallParts {
     inSlices((until) => this.catalog.fillIds(until), () => this.#warming === token, () => {
       this.#warming = null;
       this.#logger('debug', `made the loaded catalog's id map in ${(now() - started).toFixed(0)} ms`, { memories: this.catalog.size });
-    });
+    }, afterOpen);
   }
 
   /** Hands the saved codes to a vector index that can answer from them without the vectors being read. */

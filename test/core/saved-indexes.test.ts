@@ -7,6 +7,7 @@ import { decodeQuantized, encodeQuantized } from '../../src/legs/vector/quantize
 import { encodeCatalog } from '../../src/memory/saved-catalog.js';
 import { readParts, writeParts } from '../../src/storage/blob-parts.js';
 import { openMemory, recorder } from '../support/memory.js';
+import { afterFirstSlice } from '../support/slices.js';
 
 /**
  * A persisted store opens from its saved entity index and lexical index plus bulk reads of its
@@ -211,7 +212,7 @@ describe('saved indexes at open', () => {
     // No vector was read at the open: the codes answer until the copies are read back after it.
     expect(await answers(reopened)).toEqual(expected);
     expect(log.messages).toContain('opened the dense leg from its saved codes; vectors are read from the store when needed');
-    await new Promise((resolve) => setImmediate(resolve));
+    await afterFirstSlice();
     expect(log.messages.some((m) => /^dense leg: read \d+ vectors back/.test(m))).toBe(true);
     expect(await answers(reopened)).toEqual(expected);
     expect(log.messages.filter((m) => m.includes('quantized'))).toEqual([]);

@@ -1,7 +1,7 @@
 import { MultiDirectedGraph } from 'graphology';
 import { messageOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { nextSlice, now, SLICE_MS } from '../../util/slices.js';
+import { afterOpen, nextSlice, now, SLICE_MS } from '../../util/slices.js';
 import { arrivesBefore, compareHits, type Accept, type ArrivalEdge, type Direction, type EdgeSource, type GraphEdge, type GraphEdgeAttributes, type GraphHit, type GraphLeg, type NodeSet, type Reached, type WalkOptions } from '../types.js';
 
 /** Edges a `path()` reads from the store around its start while a fill runs before it takes the whole fill instead. */
@@ -229,7 +229,7 @@ export class GraphIndex implements GraphLeg {
       }
       logger('debug', `graph leg: took ${this.#graph.size} edges in ${(now() - started).toFixed(0)} ms`, { edges: this.#graph.size });
     };
-    nextSlice(slice);
+    afterOpen(slice);
   }
 
   stop(): void {

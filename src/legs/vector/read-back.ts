@@ -2,7 +2,7 @@ import { messageOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { VectorReader } from '../types.js';
 import type { FlatVectorIndex } from './flat-index.js';
-import { nextSlice, now, SLICE_MS } from '../../util/slices.js';
+import { afterOpen, nextSlice, now, SLICE_MS } from '../../util/slices.js';
 
 export interface ReadBackControl {
   /** Asked before every slice: false stops the read-back (HNSW started, the scan outgrew its copies, the index was cleared). */
@@ -45,5 +45,5 @@ export function readBackLater(flat: FlatVectorIndex, read: VectorReader, logger:
     else logger('warn', 'the store lacks vectors the dense leg holds; it keeps re-scoring from the store');
     control.finish();
   };
-  nextSlice(slice);
+  afterOpen(slice);
 }
