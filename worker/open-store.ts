@@ -5,6 +5,11 @@ import { HybridMindError, messageOf } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import { HybridMemory } from '../src/hybrid-memory.js';
 import { loadSqlite3, SqliteWasmDriver } from '../src/storage/sqlite-wasm.js';
+import type { DerivedStore } from '../src/storage/driver.js';
+import { defaultLegs } from '../src/legs/default.js';
+import type { LegFactory } from '../src/legs/types.js';
+import { preloadingStore } from '../src/memory/preload.js';
+import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import { openDerivedFiles } from './derived-files.js';
 import type { WorkerStoreOptions } from '../src/client/types.js';
 import type { MemoryEvent } from '../src/client/protocol.js';
@@ -27,19 +32,33 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * exclusive: while a closing tab still holds them the install fails with NoModificationAllowedError,
  * so a new owner retries for a while before reporting BUSY.
  */
-async function openDriver(store: string, timeoutMs: number): Promise<SqliteWasmDriver> {
-  const sqlite3 = await loadSqlite3({ sahpoolOnly: true });
-  const install = (sqlite3 as unknown as { installOpfsSAHPoolVfs?: (o: object) => Promise<{ vfsName: string }> }).installOpfsSAHPoolVfs;
-  if (!install) throw new HybridMindError('UNSUPPORTED', 'connect', 'this SQLite-WASM build has no opfs-sahpool VFS');
+async function openDriver(store: string, timeoutMs: number, legs: Promise<LegFactory | null>): Promise<SqliteWasmDriver> {
+  const directory = `/.hybridmind/${store}`;
+  // Asked for while SQLite-WASM loads, each handle a round trip to the browser; once they are
+  // open, the saved indexes decode in the waits that follow (`preloadingStore`).
+  let early: Promise<DerivedStore> | null = openDerivedFiles(`${directory}/derived`).then(async (files) => {
+    const factory = await legs;
+    return factory ? preloadingStore(files, factory) : files;
+  });
+  // Handled here too: it may fail (a closing tab holds the files) before the loop below awaits it.
+  early.catch(() => {});
+  let sqlite3: Sqlite3Static;
+  let install: ((o: object) => Promise<{ vfsName: string }>) | undefined;
+  try {
+    sqlite3 = await loadSqlite3({ sahpoolOnly: true });
+    install = (sqlite3 as unknown as { installOpfsSAHPoolVfs?: (o: object) => Promise<{ vfsName: string }> }).installOpfsSAHPoolVfs;
+    if (!install) throw new HybridMindError('UNSUPPORTED', 'connect', 'this SQLite-WASM build has no opfs-sahpool VFS');
+  } catch (error) {
+    void early.then((d) => d.close?.(), () => {});
+    throw error;
+  }
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
-      const directory = `/.hybridmind/${store}`;
+      const opening = early ?? openDerivedFiles(`${directory}/derived`);
+      early = null;
       // Side by side: each waits on the browser for its access handles.
-      const [pool, derived] = await Promise.allSettled([
-        install({ name: `hybridmind-${store}`, directory, forceReinitIfPreviouslyFailed: true }),
-        openDerivedFiles(`${directory}/derived`),
-      ]);
+      const [pool, derived] = await Promise.allSettled([install({ name: `hybridmind-${store}`, directory, forceReinitIfPreviouslyFailed: true }), opening]);
       if (pool.status === 'rejected' || derived.status === 'rejected') {
         if (derived.status === 'fulfilled') derived.value.close?.();
         throw pool.status === 'rejected' ? pool.reason : (derived as PromiseRejectedResult).reason;
@@ -64,7 +83,9 @@ function lazyEmbedder(id: string, dim: number, model: Promise<Embedder>): Embedd
 
 export async function openStore(options: WorkerStoreOptions, emit: (event: MemoryEvent) => void, logger: Logger): Promise<OpenedStore> {
   const store = options.store ?? 'default';
-  const driver = await openDriver(store, options.handoverTimeoutMs ?? 3000);
+  // The store's own legs (HybridMemory.open makes the same), for the saved indexes' loaders.
+  const legs = defaultLegs({ ann: options.ann, logger }).catch(() => null);
+  const driver = await openDriver(store, options.handoverTimeoutMs ?? 3000, legs);
   const model: ModelState = { state: 'off', id: null, error: null };
   let embedder: Embedder | null = null;
   if (options.model !== false) {

@@ -45,8 +45,13 @@ export function storeStamp(repo: Repository): Stamp {
   return { key: `g${row.g ?? 0} m${memories}:${Number(row.last ?? 0)}`, memories };
 }
 
-/** The saved index when its stamp is `stamp` and it loads whole; otherwise null (the caller rebuilds). */
+/**
+ * The saved index when its stamp is `stamp` and it loads whole; otherwise null (the caller
+ * rebuilds). A value the derived store decoded ahead of the open for `stamp` is taken as read
+ * (`DerivedStore.early`; its loader was `what.load`, see `preload.ts`).
+ */
 export function loadSaved<T>(repo: Repository, what: Saved<T>, legs: LegFactory, stamp: Stamp, logger: Logger): T | null {
+  const early = repo.derived.early?.take(what.name, stamp.key) as T | undefined;
   const saved = repo.derived.stampOf(what.name);
   if (saved === null) return null;
   if (saved !== stamp.key) {
@@ -54,9 +59,7 @@ export function loadSaved<T>(repo: Repository, what: Saved<T>, legs: LegFactory,
     return null;
   }
   try {
-    const parts = savedParts(repo, what.name, stamp);
-    if (parts === null) throw new Error('its parts are incomplete');
-    const index = what.load(legs, parts);
+    const index = early ?? loadParts(repo, what, legs, stamp);
     if (what.size(index) === stamp.memories) {
       logger('debug', `loaded the saved ${what.label}`, { memories: stamp.memories });
       return index;
@@ -66,6 +69,12 @@ export function loadSaved<T>(repo: Repository, what: Saved<T>, legs: LegFactory,
     logger('warn', `the saved ${what.label} could not be read; rebuilding it`, { error });
   }
   return null;
+}
+
+function loadParts<T>(repo: Repository, what: Saved<T>, legs: LegFactory, stamp: Stamp): T {
+  const parts = savedParts(repo, what.name, stamp);
+  if (parts === null) throw new Error('its parts are incomplete');
+  return what.load(legs, parts);
 }
 
 /** Writes outside `Repository.transaction` on purpose: saving derived bytes is not a write to the truth and must not move the generation. */

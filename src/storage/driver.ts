@@ -62,4 +62,11 @@ export interface DerivedStore {
   clear?(): void;
   /** Releases what the store holds open; the driver calls it when it closes. */
   close?(): void;
+  /**
+   * Values decoded from this store's bytes ahead of an open, by name, for the stamp they were
+   * read with (the browser worker decodes some while SQLite-WASM starts): the open takes each
+   * once, when that stamp is the store's, instead of reading and decoding it again. Opaque here;
+   * whoever decoded one knows its type. A write or clear drops what it would make stale.
+   */
+  readonly early?: { take(name: string, stamp: string): unknown };
 }

@@ -10,6 +10,7 @@ import { HybridMindError } from '../../src/index.js';
 import { DERIVED_NAMES } from '../../src/memory/indexes.js';
 import { openMemory, recorder } from '../support/memory.js';
 import { nodeDerivedFiles, nodeSyncFile } from '../support/sync-file.js';
+import { answers, MEMORIES } from '../support/derived-corpus.js';
 
 /**
  * Derived values in files beside the database (what a browser worker's store keeps on OPFS),
@@ -187,15 +188,6 @@ describe('derived values in files', () => {
 });
 
 describe('a store that keeps its derived values in files', () => {
-  const MEMORIES = [
-    { id: 'adr7', text: 'ADR-007: keep SQLite as the source of truth for Order #4821' },
-    { id: 'buddy', text: 'Buddy Hield joined the Sacramento Kings of the NBA in 2018.' },
-    { id: 'invoice', text: 'Invoice INV-2024-0042 for Order #4821 was paid twice by mistake' },
-    { id: 'quokka', text: 'The quokka census on Rottnest island counted 12,000 animals' },
-  ];
-  const QUERIES = ['Order #4821', 'Sacramento Kings', 'quokka island', 'ADR-007'];
-  const answers = async (mem: HybridMemory) => Promise.all(QUERIES.map(async (q) => (await mem.recall(q, { k: 3, explain: false })).map((h) => [h.id, h.score])));
-
   it('saves them there, not in the database, opens from them, and forgets them when a snapshot replaces its rows', async () => {
     const mem = await openMemory({ storage: await SqliteWasmDriver.open({ derived: fileDerivedStore(nodeDerivedFiles(dir)) }) });
     stores.push(mem);
