@@ -70,6 +70,11 @@ export function preloadingStore(store: DerivedStore, legs: LegFactory): DerivedS
       take(name, stamp) {
         const what = EARLY.find((w) => w.name === name);
         if (what === undefined) return undefined;
+        // Not decoded yet, and for another stamp: the open rebuilds it, so it is not decoded at all.
+        if (pending.has(name) && store.stampOf(name) !== stamp) {
+          forget(name);
+          return undefined;
+        }
         decode(what);
         const value = decoded.get(name);
         forget(name);

@@ -116,8 +116,18 @@ describe('saved indexes decoded before the open', () => {
     expect(preloading.early!.take('quantized', 'any')).toBeUndefined();
     preloading.close!();
 
-    // Bytes that are not an entity index: nothing to take, and the open says why it rebuilds.
     const { bytes, expected } = await savedStore();
+    // Asked for under another stamp before its turn: not decoded for nothing.
+    const reads = new Map<string, number>();
+    const unread = preloadingStore(countedFiles(reads), await legs());
+    expect(unread.early!.take('catalog', 'another stamp')).toBeUndefined();
+    await afterFirstSlice();
+    await afterFirstSlice();
+    await afterFirstSlice();
+    expect(EARLY.map((name) => reads.get(name) ?? 0)).toEqual([1, 1, 0]);
+    unread.close!();
+
+    // Bytes that are not an entity index: nothing to take, and the open says why it rebuilds.
     const broken = fileDerivedStore(nodeDerivedFiles(dir));
     broken.write('entities', broken.stampOf('entities')!, new Uint8Array([1, 2, 3]));
     const early = preloadingStore(broken, await legs());
