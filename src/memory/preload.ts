@@ -59,11 +59,13 @@ export function preloadingStore(store: DerivedStore, legs: LegFactory): DerivedS
       store.write(name, stamp, bytes);
     },
     clear() {
-      for (const what of EARLY) forget(what.name);
+      pending.clear();
+      decoded.clear();
       store.clear?.();
     },
     close() {
-      for (const what of EARLY) forget(what.name);
+      pending.clear();
+      decoded.clear();
       store.close?.();
     },
     early: {

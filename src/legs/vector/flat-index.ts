@@ -209,14 +209,13 @@ export class FlatVectorIndex implements VectorIndex {
    */
   adoptRun(run: QuantizedRun, read: VectorReader): void {
     const count = run.nos.length;
-    if (this.#size !== 0) throw new HybridMindError('INVALID_ARGUMENT', 'FlatVectorIndex.adoptRun', `the index must be empty, it holds ${this.#size} vectors`);
+    const codes = this.codesFor(count, read);
     // An Int32Array holds whole numbers ≤ MAX_NO; increasing from ≥ 0 is the rest of what `add` checks.
     try {
       this.#noToSlot.fillAscending(run.nos);
     } catch (error) {
       throw new HybridMindError('CORRUPT', 'FlatVectorIndex.adoptRun', `the saved numbers are not whole, ≥ 0 and increasing: ${messageOf(error)}`);
     }
-    const codes = this.codesFor(count, read);
     this.#slotToNo.set(run.nos);
     if (run.codes.buffer !== codes.buffer || run.codes.byteOffset !== codes.byteOffset) codes.set(run.codes);
     this.#meta.set(run.meta);
