@@ -13,6 +13,7 @@ function round(rss: number, latencyMs: number[], extra: Partial<ChildResult> = {
     buildMs: rss / 10,
     readyMs: null,
     memory: { rss, heapUsed: rss / 2, external: rss / 4, arrayBuffers: 0 },
+    memoryAfterBuild: { rss: rss + 40, heapUsed: rss, external: rss / 4, arrayBuffers: 1 },
     persistedBytes: null,
     coldOpenMs: rss * 2,
     modes: [{ name: 'hybrid', kind: 'hybrid', latencyMs, ids: latencyMs.map((_, i) => [`first-${i}`]) }],
@@ -27,6 +28,7 @@ describe('pooled rounds', () => {
     expect(merged.modes[0]!.latencyMs).toEqual([1, 2, 3, 4, 5, 6]);
     expect(merged.modes[0]!.ids).toEqual([['first-0'], ['first-1']]);
     expect(merged.memory).toEqual({ rss: 200, heapUsed: 100, external: 50, arrayBuffers: 0 });
+    expect(merged.memoryAfterBuild).toEqual({ rss: 240, heapUsed: 200, external: 50, arrayBuffers: 1 });
     expect([merged.buildMs, merged.coldOpenMs, merged.readyMs]).toEqual([20, 400, null]);
     expect(merged.notes).toEqual(['a', 'b']);
   });
@@ -38,8 +40,9 @@ describe('pooled rounds', () => {
 
   it('takes the RSS over the baseline round by round, so a baseline that moves cannot put a system below it', () => {
     // Medians first: 200 - 150 = 50; round by round: 150, 10, -50, median 10.
-    expect(rssOverBaseline([round(300, []), round(100, []), round(200, [])], [round(150, []), round(90, []), round(250, [])])).toBe(10);
+    const rss = (values: number[]) => values.map((v) => round(v, []).memory);
+    expect(rssOverBaseline(rss([300, 100, 200]), rss([150, 90, 250]))).toBe(10);
     // Medians first: 161 - 176 = -15, below the baseline; round by round: -15, 11, 36, median 11.
-    expect(rssOverBaseline([round(161, []), round(161, []), round(217, [])], [round(176, []), round(150, []), round(181, [])])).toBe(11);
+    expect(rssOverBaseline(rss([161, 161, 217]), rss([176, 150, 181]))).toBe(11);
   });
 });

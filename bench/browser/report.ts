@@ -83,7 +83,7 @@ export function renderBrowser(r: BrowserReport): string {
     table(['n', 'where', 'ingest docs/s', 'hybrid p50 ms', 'hybrid p95 ms', 'cold open ms', 'memory MiB', 'load'], rows),
     '',
     'Node\'s cold open reopens an exported database from bytes in memory; the browser\'s reopens the OPFS file a fresh worker finds after a page reload.',
-    'Memory, browser: "worker JS" is measureUserAgentSpecificMemory\'s DedicatedWorkerGlobalScope bytes (JS heaps and the buffers they hold); "renderer RSS" is the page\'s renderer process (page, workers, WebAssembly memories, Blink and the renderer\'s own baseline). Node: the process\'s RSS after build and GC, and that less a process that built nothing.',
+    'Memory, browser: "worker JS" is measureUserAgentSpecificMemory\'s DedicatedWorkerGlobalScope bytes (JS heaps and the buffers they hold); "renderer RSS" is the page\'s renderer process (page, workers, WebAssembly memories, Blink and the renderer\'s own baseline). Node: the process\'s settled RSS (after build, idle time and GC; see the speed report), and that less a process that built nothing.',
     '',
     '## Browser detail',
     '',

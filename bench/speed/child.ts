@@ -4,8 +4,10 @@
  * build is the system's own (RSS and heap after a full GC, the corpus already dropped).
  */
 import { writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { makeCorpus, makeEdges, type SpeedQuery } from '../lib/corpus.js';
 import { rng } from '../lib/stats.js';
+import { reading, SETTLE_MS, type MemoryReading } from './memory-reading.js';
 import { systems, type Built, type Mode } from './systems.js';
 
 export interface ChildOptions {
@@ -33,7 +35,10 @@ export interface ChildResult {
   buildMs: number;
   /** Build start → background indexes done (HNSW), when the system builds any. */
   readyMs: number | null;
-  memory: { rss: number; heapUsed: number; external: number; arrayBuffers: number };
+  /** Settled: after build, the corpus dropped, {@link SETTLE_MS} idle and two full GCs. */
+  memory: MemoryReading;
+  /** The same right after build (the corpus dropped, two full GCs), before the idle time. */
+  memoryAfterBuild: MemoryReading;
   persistedBytes: number | null;
   coldOpenMs: number | null;
   modes: ModeRun[];
@@ -42,6 +47,7 @@ export interface ChildResult {
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
+
 
 function hash(text: string): number {
   let h = 2166136261;
@@ -110,14 +116,14 @@ async function main(o: ChildOptions): Promise<ChildResult> {
   corpus = null;
   ctx = null;
   prepared = null;
-  gc!();
-  gc!();
-  const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  const memoryAfterBuild = reading(gc!);
+  await sleep(SETTLE_MS);
+  const memory = reading(gc!);
   const persistedBytes = built.persistedBytes ? await built.persistedBytes() : null;
   const modes = await runModes(built, queries);
   const coldOpenMs = built.coldOpen ? await built.coldOpen(queries[0]!) : null;
   await built.close?.();
-  return { system: system.name, config: system.config, buildMs, readyMs, memory: { rss, heapUsed, external, arrayBuffers }, persistedBytes, coldOpenMs, modes, notes };
+  return { system: system.name, config: system.config, buildMs, readyMs, memory, memoryAfterBuild, persistedBytes, coldOpenMs, modes, notes };
 }
 
 const options = JSON.parse(process.argv[2]!) as ChildOptions;

@@ -45,7 +45,7 @@ export async function runScale(o: ScaleOptions): Promise<ScaleSize[]> {
     const truth = exactIds(n, o.dim, o.queries);
     const exactMs = performance.now() - t0;
     const { result, load } = await measure({ system: SCALE_SYSTEM, n, dim: o.dim, queries: o.queries, similarity: 0, ...(o.readyTimeoutMs !== undefined ? { readyTimeoutMs: o.readyTimeoutMs } : {}) }, dir, o.log);
-    out.push({ n, system: systemResult(n, result, null, load), modes: modeResults(result, truth), notes: result.notes, exactMs });
+    out.push({ n, system: systemResult(n, result, { settled: null, afterBuild: null }, load), modes: modeResults(result, truth), notes: result.notes, exactMs });
     await o.onSize?.(out);
   }
   await rm(dir, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { makeCorpus, type Doc, type SpeedQuery } from '../lib/corpus.js';
 import { quantile, summarize, type Summary } from '../lib/stats.js';
 import type { ChildOptions, ChildResult } from './child.js';
+import type { MemoryReading } from './memory-reading.js';
 import { systems, K } from './systems.js';
 import { termStatistics, type TermStatistics } from './terms.js';
 
@@ -44,7 +45,10 @@ export interface SystemResult {
   buildMs: number;
   readyMs: number | null;
   ingestPerSec: number;
+  /** Settled (see `SETTLE_MS`): what the targets use. */
   memory: ChildResult['memory'] & { rssOverBaseline: number | null };
+  /** Right after build, before the idle time. */
+  memoryAfterBuild: ChildResult['memory'] & { rssOverBaseline: number | null };
   persistedBytes: number | null;
   coldOpenMs: number | null;
   /** 1-minute load average before and after this system's process ran. */
@@ -116,7 +120,8 @@ async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeRes
   const loads = runs.map((r): [number, number] => [r[0]!.load[0], r[r.length - 1]!.load[1]]);
 
   const b = wanted.findIndex((s) => s.name === 'baseline');
-  const overBaseline = (i: number): number | null => (b < 0 ? null : rssOverBaseline(runs[i]!.map((x) => x.result), runs[b]!.map((x) => x.result)));
+  const overBaseline = (i: number, pick: (r: ChildResult) => MemoryReading): number | null =>
+    b < 0 ? null : rssOverBaseline(runs[i]!.map((x) => pick(x.result)), runs[b]!.map((x) => pick(x.result)));
   const truth = exact.map((e) => new Set(e.map((x) => x.id)));
   return {
     n,
@@ -124,7 +129,7 @@ async function runSize(n: number, o: SpeedOptions, dir: string): Promise<SizeRes
     terms,
     rounds,
     modes: results.flatMap((r) => modeResults(r, truth)),
-    systems: results.map((r, i) => systemResult(n, r, overBaseline(i), loads[i]!)),
+    systems: results.map((r, i) => systemResult(n, r, { settled: overBaseline(i, (x) => x.memory), afterBuild: overBaseline(i, (x) => x.memoryAfterBuild) }, loads[i]!)),
   };
 }
 
@@ -140,28 +145,31 @@ export function pooled(rounds: readonly ChildResult[]): ChildResult {
     const values = rounds.map(pick);
     return values.some((v) => v === null) ? null : quantile((values as number[]).sort((a, b) => a - b), 0.5);
   };
+  const memory = (pick: (r: ChildResult) => MemoryReading): MemoryReading => ({
+    rss: median((r) => pick(r).rss)!,
+    heapUsed: median((r) => pick(r).heapUsed)!,
+    external: median((r) => pick(r).external)!,
+    arrayBuffers: median((r) => pick(r).arrayBuffers)!,
+  });
   return {
     ...first,
     buildMs: median((r) => r.buildMs)!,
     readyMs: median((r) => r.readyMs),
     coldOpenMs: median((r) => r.coldOpenMs),
-    memory: {
-      rss: median((r) => r.memory.rss)!,
-      heapUsed: median((r) => r.memory.heapUsed)!,
-      external: median((r) => r.memory.external)!,
-      arrayBuffers: median((r) => r.memory.arrayBuffers)!,
-    },
+    memory: memory((r) => r.memory),
+    memoryAfterBuild: memory((r) => r.memoryAfterBuild),
     modes: first.modes.map((m, i) => ({ ...m, latencyMs: rounds.flatMap((r) => r.modes[i]!.latencyMs) })),
     notes: [...new Set(rounds.flatMap((r) => r.notes))],
   };
 }
 
 /**
- * A system's RSS less the baseline's, round by round, then the median: the baseline's own RSS
- * moves with its GC, and a difference of medians once put a small process below it.
+ * A system's RSS less the baseline's, round by round (readings taken at the same point), then the
+ * median: the baseline's own RSS moves with its GC, and a difference of medians once put a small
+ * process below it.
  */
-export function rssOverBaseline(rounds: readonly ChildResult[], baseline: readonly ChildResult[]): number {
-  return quantile(rounds.map((r, i) => r.memory.rss - baseline[i]!.memory.rss).sort((x, y) => x - y), 0.5);
+export function rssOverBaseline(rounds: readonly MemoryReading[], baseline: readonly MemoryReading[]): number {
+  return quantile(rounds.map((r, i) => r.rss - baseline[i]!.rss).sort((x, y) => x - y), 0.5);
 }
 
 /** A child's modes as the report shows them; vector modes get recall@10 against `truth` (per query, the exact top-10 ids). */
@@ -175,15 +183,16 @@ export function modeResults(r: ChildResult, truth: ReadonlyArray<ReadonlySet<str
   }));
 }
 
-/** A child's build, memory and persistence figures; `overBaseline` its RSS less the baseline process's, when one ran. */
-export function systemResult(n: number, r: ChildResult, overBaseline: number | null, load: [number, number]): SystemResult {
+/** A child's build, memory and persistence figures; `overBaseline` its RSS less the baseline process's at each reading, when one ran. */
+export function systemResult(n: number, r: ChildResult, overBaseline: { settled: number | null; afterBuild: number | null }, load: [number, number]): SystemResult {
   return {
     name: r.system,
     config: r.config,
     buildMs: r.buildMs,
     readyMs: r.readyMs,
     ingestPerSec: n / (r.buildMs / 1000),
-    memory: { ...r.memory, rssOverBaseline: overBaseline },
+    memory: { ...r.memory, rssOverBaseline: overBaseline.settled },
+    memoryAfterBuild: { ...r.memoryAfterBuild, rssOverBaseline: overBaseline.afterBuild },
     persistedBytes: r.persistedBytes,
     coldOpenMs: r.coldOpenMs,
     load,

@@ -1,4 +1,5 @@
 import { mib, ms, num, table } from '../lib/format.js';
+import { SETTLE_MS } from './memory-reading.js';
 import type { SpeedReport } from './report.js';
 import type { ScaleSize } from './run-scale.js';
 
@@ -47,7 +48,7 @@ export function renderScale(r: ScaleReport): string {
     '',
     `Load average (1 min): ${r.load.start.toFixed(2)} at the start, ${r.load.end.toFixed(2)} at the end, and per size below. The machine (2 cores) was shared with other work, so absolute times carry that noise.`,
     '',
-    'Method: HybridMind alone, opened with its defaults on the Node file store (better-sqlite3): the int8 scan with an exact f32 re-rank, and HNSW built in the background once the store holds 20,000 vectors. Each size runs in its own Node process (`bench/speed/child.ts`, the speed benchmark\'s child): the corpus is generated, ingested (timed until every leg answers), then the queries wait for the background HNSW build ("indexes ready" counts from the start of ingest). Memory is the process\'s RSS, heap and external after the corpus was dropped and two full GCs. The four modes run query by query in turn, each through its own seeded order. Recall@10 is against an exact float64 top 10 computed in the parent process, outside the system. Cold open: after the queries the store is closed (which saves its derived indexes and HNSW graph), then opened again from its file and asked one hybrid query; that time is set against the ingest that built the store (the full rebuild a reopen without saved indexes would redo).',
+    `Method: HybridMind alone, opened with its defaults on the Node file store (better-sqlite3): the int8 scan with an exact f32 re-rank, and HNSW built in the background once the store holds 20,000 vectors. Each size runs in its own Node process (\`bench/speed/child.ts\`, the speed benchmark's child): the corpus is generated, ingested (timed until every leg answers), then the queries wait for the background HNSW build ("indexes ready" counts from the start of ingest). Memory is the process's RSS, heap and external settled: after the corpus was dropped, ${SETTLE_MS / 1000} s idle and two full GCs (the speed benchmark's reading; see its report). The four modes run query by query in turn, each through its own seeded order. Recall@10 is against an exact float64 top 10 computed in the parent process, outside the system. Cold open: after the queries the store is closed (which saves its derived indexes and HNSW graph), then opened again from its file and asked one hybrid query; that time is set against the ingest that built the store (the full rebuild a reopen without saved indexes would redo).`,
     '',
     '## Growth of p50 per tenfold of the store (issue 14: hybrid ≤ 3× per decade)',
     '',
