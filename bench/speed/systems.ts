@@ -103,7 +103,7 @@ const hybridMind = (variant: Variant): System => ({
     lexical: 'own tokenizer (identifier-aware, Porter stemming) with the shared stop-word list',
     ...(onFile(variant)
       ? {
-        persisted: 'size of the database file and its WAL on disk after ingest',
+        persisted: 'size of the database file and its WAL on disk after ingest and the settle time (see the method), so with the derived indexes the store saves once writes go quiet',
         coldOpen: 'close() (saves the derived indexes and the HNSW graph); timed: open({ storage: the same file }) and one hybrid recall; then, untimed, the wait for the saved HNSW graph to be restored',
       }
       : { coldOpen: 'exportDatabase() (saves the derived indexes first), close() and two full GCs, so the reopen does not collect the built store\'s heap; timed: SqliteWasmDriver.open({ bytes }) (the persisted file as a driver, as the OPFS and Node file stores open it), open({ storage: driver }) and one hybrid recall' }),
