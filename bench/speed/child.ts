@@ -1,7 +1,8 @@
 /**
  * One system in one process: `node --expose-gc --import tsx bench/speed/child.ts <json options>`.
  * A fresh process per system means nobody pays for another's garbage, and the memory read after
- * build is the system's own (RSS and heap after a full GC, the corpus already dropped).
+ * build is the system's own (RSS and heap after full GCs, the corpus already dropped), read right
+ * after the build and again once the process has sat idle (`memory-reading.ts`).
  */
 import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -47,7 +48,6 @@ export interface ChildResult {
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
-
 
 function hash(text: string): number {
   let h = 2166136261;
