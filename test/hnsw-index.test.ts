@@ -214,6 +214,32 @@ describe('AdaptiveVectorIndex', () => {
     third.dispose();
   });
 
+  it('rebuilds saved bytes built with other graph parameters, even for the same vectors', async () => {
+    const store = memoryStore();
+    const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
+    fill(first);
+    await first.whenIndexed();
+    first.dispose();
+    const saved = store.bytes;
+
+    for (const options of [{ m: 8 }, { efConstruction: 50 }]) {
+      store.bytes = saved;
+      const logs: string[] = [];
+      const other = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100, ...options }, { store, logger: (_level, message) => logs.push(message) });
+      fill(other);
+      await other.whenIndexed();
+      expect(logs).toContain('ann: saved HNSW index is stale, rebuilding in the background');
+      expect(other.status()).toMatchObject({ state: 'ready', source: 'build' });
+      other.dispose();
+    }
+    store.bytes = saved;
+    const same = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
+    fill(same);
+    await same.whenIndexed();
+    expect(same.status()).toMatchObject({ state: 'ready', source: 'bytes' });
+    same.dispose();
+  });
+
   it('brings saved bytes up to date with the vectors added, changed and removed since they were saved', async () => {
     const store = memoryStore();
     const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });

@@ -3,7 +3,7 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, AnnOptions, SavedBytes, Scored, VectorIndex, VectorReader } from '../types.js';
 import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
 import { AnnSaves } from './ann-saves.js';
-import { planRepair, REBUILD_DELETED_RATIO, type Repair } from './ann-repair.js';
+import { planRestore, REBUILD_DELETED_RATIO, type Repair } from './ann-repair.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { checkPacked } from './packed.js';
 import { readQuantized, type QuantizedRun } from './quantized-snapshot.js';
@@ -368,9 +368,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     let repair: Repair;
     try {
       const record = decodeAnn(bytes);
-      const fits = record.dim === this.dim && record.params.m === this.#params.m && record.params.efConstruction === this.#params.efConstruction;
-      const exact = fits && record.nos.length === this.#flat.size && this.#digest!.equals(record.digest);
-      const plan = exact ? { removed: [], pending: [] } : fits ? planRepair(record, this.#digest!, this.#flat) : null;
+      const plan = planRestore(record, this.dim, this.#params, this.#digest!, this.#flat);
       if (plan === null) {
         this.#logger('info', 'ann: saved HNSW index is stale, rebuilding in the background');
         return false;

@@ -5,6 +5,7 @@
  */
 import type { AnnRecord, VectorDigest } from './ann-format.js';
 import type { FlatVectorIndex } from './flat-index.js';
+import type { HnswParams } from './hnsw-index.js';
 
 /** Share of a graph's slots that removed vectors may hold before a rebuild pays off. */
 export const REBUILD_DELETED_RATIO = 0.25;
@@ -42,4 +43,15 @@ export function planRepair(record: AnnRecord, digest: VectorDigest, flat: FlatVe
   const slots = record.nos.length + record.deleted.length;
   if (pending.length > REPAIR_MAX_SHARE * flat.size || (record.deleted.length + removed.length) > REBUILD_DELETED_RATIO * slots) return null;
   return { removed, pending };
+}
+
+/**
+ * How a saved graph serves the vectors held now: as it is (nothing removed, nothing pending), after
+ * `planRepair`'s repair, or not at all (null) when it was built for other dimensions or build
+ * parameters, or when a rebuild costs about what the repair would.
+ */
+export function planRestore(record: AnnRecord, dim: number, params: Pick<HnswParams, 'm' | 'efConstruction'>, digest: VectorDigest, flat: FlatVectorIndex): Repair | null {
+  if (record.dim !== dim || record.params.m !== params.m || record.params.efConstruction !== params.efConstruction) return null;
+  if (record.nos.length === flat.size && digest.equals(record.digest)) return { removed: [], pending: [] };
+  return planRepair(record, digest, flat);
 }
