@@ -1,13 +1,14 @@
+import type { Machine } from './lib/machine.js';
 import type { DatasetResult } from './quality/datasets.js';
 import type { EmbeddingThroughput } from './quality/embedding.js';
 import type { SuiteResult } from './quality/synthetic.js';
 import type { Scores } from './quality/metrics.js';
-import { num, table } from './lib/format.js';
+import { describeMachine, num, table } from './lib/format.js';
 
 export interface BenchResults {
   createdAt: string;
   smoke: boolean;
-  machine: { cpu: string; cores: number; memoryGiB: number; platform: string; node: string; versions: Record<string, string> };
+  machine: Machine;
   settings: { part: string };
   embedding?: EmbeddingThroughput;
   quality?: { embedderId: string | null; synthetic: SuiteResult; datasets: DatasetResult[] };
@@ -61,7 +62,7 @@ function fusionRule(d: DatasetResult): string[] {
 
 export function renderReport(r: BenchResults): string {
   const lines: string[] = [`# HybridMind benchmark report${r.smoke ? ' (smoke run: sizes too small to mean anything)' : ''}`, ''];
-  lines.push(`Run ${r.createdAt} on ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.platform}, Node ${r.machine.node}.`);
+  lines.push(`Run ${r.createdAt} on ${describeMachine(r.machine)}, Node ${r.machine.node}.`);
   lines.push(`Versions: ${Object.entries(r.machine.versions).map(([p, v]) => `${p} ${v}`).join(', ')}.`);
   lines.push(`Parts: ${r.settings.part}. Speed is reported separately in speed.md.`, '');
   const t = targets(r);

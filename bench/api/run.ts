@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { HybridMemory } from '../../src/index.js';
 import { makeCorpus, makeEdges, type Doc } from '../lib/corpus.js';
-import { ms, table } from '../lib/format.js';
+import { describeMachine, ms, table } from '../lib/format.js';
+import type { Machine } from '../lib/machine.js';
 import { quantile } from '../lib/stats.js';
 import { CALLS, SETTLE_MS, type ApiChildOptions, type ApiChildResult } from './calls.js';
 
@@ -30,7 +31,7 @@ export interface ApiSize {
 export interface ApiReport {
   createdAt: string;
   commit: string;
-  machine: Record<string, unknown>;
+  machine: Machine;
   settings: { sizes: number[]; rounds: number };
   sizes: ApiSize[];
 }
@@ -135,7 +136,7 @@ export function renderApi(r: ApiReport): string {
   return [
     '# HybridMind: the calls besides recall on a large store',
     '',
-    `${r.createdAt}, commit ${r.commit.slice(0, 12)}. Machine: ${String(r.machine['cpu'] ?? '')}, ${String(r.machine['cores'] ?? '')} cores.`,
+    `${r.createdAt}, commit ${r.commit.slice(0, 12)}. Machine: ${describeMachine(r.machine)}.`,
     '',
     `Method: per size, one store built on the Node file store (the speed harness's corpus and edges, every tenth memory of kind \`decision\`, 384-d precomputed vectors, \`ann: false\`), closed, then copied and reopened ${r.settings.rounds} times, each in a fresh Node process (\`bench/api/child.ts\`). Each call runs once right after the open, before any background work (the graph's edge fill, the catalog's id map) had a turn, once more after the first pass, and again after ${SETTLE_MS / 1000} s idle (the background work done); then one \`store()\` and the \`close()\` that saves what it changed, with the bytes the process wrote during it (Linux's count of bytes passed to write calls: the WAL frames and the checkpoint that copies them into the file). Medians over the rounds. The id asked about is the middle memory's; \`path()\` is asked from the smallest-numbered memory of the largest group the edges connect to the memory of that group farthest from it; the query is the speed harness's first, with its vector.`,
     '',

@@ -1,4 +1,4 @@
-import { mib, ms, num, table } from '../lib/format.js';
+import { describeMachine, mib, ms, num, table } from '../lib/format.js';
 import type { Summary } from '../lib/stats.js';
 import type { SpeedReport } from '../speed/report.js';
 import type { ColdOpenResult, IngestResult, WorkerMemory } from './page.js';
@@ -63,7 +63,7 @@ export function renderBrowser(r: BrowserReport): string {
   return [
     '# HybridMind in the browser: the speed harness in a Chromium worker on OPFS',
     '',
-    `${r.createdAt}, commit ${r.commit.slice(0, 12)}. Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.platform}.`,
+    `${r.createdAt}, commit ${r.commit.slice(0, 12)}. Machine: ${describeMachine(r.machine)}.`,
     `Chromium: ${r.chromium?.version ?? '–'}, ${r.chromium?.userAgent ?? '–'} (${r.chromium?.executable ?? '–'}), args \`${r.chromium?.args.join(' ') ?? ''}\`.`,
     `Load (1-min average): ${r.load.start.toFixed(2)} at start, ${r.load.end.toFixed(2)} at end.`,
     node ? `Node figures: bench/results/speed.json, ${node.createdAt}, commit ${node.commit.slice(0, 12)} (system \`hybridmind\`, exact scan).` : 'Node figures: bench/results/speed.json not found or without these sizes.',

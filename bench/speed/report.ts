@@ -1,11 +1,12 @@
-import { mib, ms, num, table } from '../lib/format.js';
+import type { Machine } from '../lib/machine.js';
+import { describeMachine, mib, ms, num, table } from '../lib/format.js';
 import { SETTLE_MS } from './memory-reading.js';
 import type { SizeResult, SystemResult } from './run-speed.js';
 
 export interface SpeedReport {
   createdAt: string;
   commit: string;
-  machine: { cpu: string; cores: number; memoryGiB: number; platform: string; node: string; versions: Record<string, string> };
+  machine: Machine;
   settings: { sizes: number[]; queries: number; hnswMax: number; dim: number; rounds?: number; roundsUpTo?: number };
   /** 1-minute load average when the run started and ended (other work on the machine shows here). */
   load: { start: number; end: number };
@@ -92,16 +93,27 @@ function rounds(r: SpeedReport): string {
   return `; up to n = ${roundsUpTo}, ${count} processes per system taken in turn (every system once, then again), latencies pooled over them, build, memory and cold open their medians`;
 }
 
+/**
+ * What the L3 size means for reading the figures: a scan reads a warm cache at its speed, and a
+ * region read once, or pushed out since, at memory's. Measured on the Intel Xeon machine kind:
+ * summing a freshly written 38 MB took ~4.8 ms for three passes and ~1.6 ms from the fifth on,
+ * and ~4.6 ms again after another 38 MB had been read (a plain C loop as well as the int8 kernel).
+ */
+function cacheNote(m: Machine): string {
+  if (m.l3MiB === undefined) return '';
+  return ` The L3 cache (${m.l3MiB} MiB, shared with whatever else the host runs) holds a 100k store's 41 MB of int8 codes once they have been read a few times in a row, and every system here answers its queries one after another, so the 100k latencies are warm-cache figures: how much of that cache the host's other work leaves is part of what moves them between runs.`;
+}
+
 export function renderSpeed(r: SpeedReport): string {
   const m = r.machine;
   const lines = [
     '# HybridMind speed benchmark',
     '',
-    `Run ${r.createdAt} (commit ${r.commit}) on ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`,
+    `Run ${r.createdAt} (commit ${r.commit}) on ${describeMachine(m)}, Node ${m.node}.`,
     `Versions: ${Object.entries(m.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     `Settings: sizes ${r.settings.sizes.join(', ')}; ${r.settings.queries} queries per size; k = 10; ${r.settings.dim}-d clustered synthetic vectors, the same precomputed vectors for every system; hnswlib-wasm up to n = ${r.settings.hnswMax}${rounds(r)}.`,
     '',
-    `Load average (1 min): ${r.load.start.toFixed(2)} at the start, ${r.load.end.toFixed(2)} at the end, and per system below. The machine (2 cores) was shared with other work during the run, so absolute times carry that noise; every ratio compares figures from the same run.`,
+    `Load average (1 min): ${r.load.start.toFixed(2)} at the start, ${r.load.end.toFixed(2)} at the end, and per system below. The machine (2 cores) was shared with other work during the run, so absolute times carry that noise; every ratio compares figures from the same run.${cacheNote(m)}`,
     '',
     `Method: every system is built and measured in its own Node process (\`bench/speed/child.ts\`), so no system pays for another's garbage and memory is the process's own, read twice: right after build (the corpus dropped, two full GCs), and settled, after ${SETTLE_MS / 1000} s idle and two more full GCs. The idle time is the same for every system and the baseline; it is longer than any system's own work after its last write (HybridMind saves its derived indexes 5 s after it), so that work is counted, and in it each process gives back what its build only borrowed (V8's young generation, freed C heap the allocator had kept). The memory target uses the settled reading; both are in the tables. The queries and then the cold open run after the idle time, which makes a cold open slower (at 10k, in scratch runs, 52–54 ms against 35–45 ms without it; part of it code V8 dropped in the idle collections). "Over baseline" subtracts a process that generated and dropped the same corpus and built nothing, read at the same point (with rounds, the same round's, then the median). Systems with several modes run them query by query in turn, each mode through its own seeded order of the query set (hnswlib's ef settings too). Recall@10 is against an exact float64 top 10 computed outside every system. The floor is not this project's code: a memchr pass over as many bytes as the vectors take; the project's WASM-SIMD kernel is reported as its own row.`,
     '',

@@ -1,4 +1,4 @@
-import { mib, ms, num, table } from '../lib/format.js';
+import { describeMachine, mib, ms, num, table } from '../lib/format.js';
 import { SETTLE_MS } from './memory-reading.js';
 import type { SpeedReport } from './report.js';
 import type { ScaleSize } from './run-scale.js';
@@ -42,7 +42,7 @@ export function renderScale(r: ScaleReport): string {
   const lines = [
     '# HybridMind scale run',
     '',
-    `Run ${r.createdAt} (commit ${r.commit}) on ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`,
+    `Run ${r.createdAt} (commit ${r.commit}) on ${describeMachine(m)}, Node ${m.node}.`,
     `Versions: ${Object.entries(m.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     `Settings: sizes ${r.settings.sizes.join(', ')}; ${r.settings.queries} queries per size; k = 10; ${r.settings.dim}-d clustered synthetic vectors (the speed benchmark's corpus, query set and edges); queries wait for HNSW ${r.settings.readyMinutes === null ? 'however long it takes' : `at most ${r.settings.readyMinutes} min from the start of ingest`}.`,
     '',
