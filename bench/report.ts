@@ -1,9 +1,9 @@
-import type { Machine } from './lib/machine.js';
 import type { DatasetResult } from './quality/datasets.js';
 import type { EmbeddingThroughput } from './quality/embedding.js';
 import type { SuiteResult } from './quality/synthetic.js';
 import type { Scores } from './quality/metrics.js';
 import { describeMachine, num, table } from './lib/format.js';
+import type { Machine } from './lib/machine.js';
 
 export interface BenchResults {
   createdAt: string;

@@ -1,5 +1,5 @@
-import type { Machine } from '../lib/machine.js';
 import { describeMachine, mib, ms, num, table } from '../lib/format.js';
+import type { Machine } from '../lib/machine.js';
 import { SETTLE_MS } from './memory-reading.js';
 import type { SizeResult, SystemResult } from './run-speed.js';
 
