@@ -45,6 +45,10 @@ export function preloadingStore(store: DerivedStore, legs: LegFactory): DerivedS
     pending.delete(name);
     decoded.delete(name);
   };
+  const forgetAll = () => {
+    pending.clear();
+    decoded.clear();
+  };
   const next = (i: number) => {
     if (i >= EARLY.length || pending.size === 0) return;
     decode(EARLY[i]!);
@@ -59,13 +63,11 @@ export function preloadingStore(store: DerivedStore, legs: LegFactory): DerivedS
       store.write(name, stamp, bytes);
     },
     clear() {
-      pending.clear();
-      decoded.clear();
+      forgetAll();
       store.clear?.();
     },
     close() {
-      pending.clear();
-      decoded.clear();
+      forgetAll();
       store.close?.();
     },
     early: {
