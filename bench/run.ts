@@ -217,7 +217,7 @@ if (parts.has('browser')) {
           open: { store: 'bench-<n>', model: false, ann: false, multiTab: 'fail' },
           ingest: 'storeMany in batches of 1000 (id, text, embedding, createdAt; each batch\'s vectors copied, as the client transfers them), relateMany(DEPENDS_ON edges), then ready(): timed until every leg answers',
           recall: { k: 10, queryEmbedding: 'precomputed', explain: false, warmup: 10 },
-          coldOpen: 'page.reload(); timed in the page: a new worker connects to the persisted OPFS store (opfs-sahpool) and answers one hybrid recall (then, timed apart, the stats() a page shows next); "reload → answer" adds the page load, timed from Playwright; "empty store connect" (after another reload) is the fixed part: the worker\'s bundle, SQLite-WASM, the OPFS pool',
+          coldOpen: 'five times: page.reload(); timed in the page: a new worker connects to the persisted OPFS store (opfs-sahpool) and answers one hybrid recall (then, timed apart, the stats() a page shows next); "reload → answer" adds the page load, timed from Playwright; each figure is its median over the five; the worker\'s memory after cold open is measured after the fifth. "Empty store connect" (three new stores, each after a reload; median) is the fixed part: the worker\'s bundle, SQLite-WASM, the OPFS pool',
           memory: 'performance.measureUserAgentSpecificMemory() in the page (cross-origin isolated via COOP/COEP from vite preview, --enable-blink-features=ForceEagerMeasureMemory), the DedicatedWorkerGlobalScope entries: the worker\'s JS heap and the ArrayBuffers it holds, SQLite-WASM\'s memory included',
         },
         load: { start: base.start, end: os.loadavg()[0]! },

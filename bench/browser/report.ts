@@ -1,5 +1,5 @@
 import { describeMachine, mib, ms, num, table } from '../lib/format.js';
-import type { Summary } from '../lib/stats.js';
+import { summarize, type Summary } from '../lib/stats.js';
 import type { SpeedReport } from '../speed/report.js';
 import type { ColdOpenResult, IngestResult, WorkerMemory } from './page.js';
 
@@ -15,13 +15,17 @@ export interface NodeFigures {
 
 type Measured = WorkerMemory | { error: string };
 
+/** One cold open: a page reload, a new worker connecting to the persisted store, its first answer. */
+export type ColdOpenSample = ColdOpenResult & { reloadToAnswerMs: number };
+
 export interface BrowserSize {
   n: number;
   ingest: IngestResult & { perSec: number };
   hybrid: Summary;
   /** Mean hits per hybrid answer (k = 10): a worker that answered nothing would look fast. */
   hitsPerQuery: number;
-  coldOpen: ColdOpenResult & { reloadToAnswerMs: number; emptyOpenMs: number };
+  /** Medians over `samples` (runs before those had one cold open and no samples), and of the empty-store connects. */
+  coldOpen: ColdOpenSample & { emptyOpenMs: number; samples?: ColdOpenSample[]; emptyOpenSamples?: number[] };
   memory: { afterIngest: Measured; afterQueries: Measured; afterColdOpen: Measured };
   /** RSS of the page's renderer process (page + workers, the largest renderer; `all`: every renderer's; until the page reloads, its heap may still hold the corpus it generated). */
   renderer: Record<'afterIngest' | 'afterQueries' | 'afterColdOpen', { bytes: number; all: number[] }>;
@@ -38,6 +42,19 @@ export interface BrowserReport {
   settings: { sizes: number[]; queries: number; dim: number; page: string; open: Record<string, unknown>; ingest: string; recall: Record<string, unknown>; coldOpen: string; memory: string };
   load: { start: number; end: number };
   sizes: BrowserSize[];
+}
+
+/** Each figure's own median over the samples (the memory count is the store's, the same in every one). */
+export function medians(samples: ColdOpenSample[]): ColdOpenSample {
+  const of = (pick: (c: ColdOpenSample) => number) => summarize(samples.map(pick)).median;
+  return {
+    connectMs: of((c) => c.connectMs),
+    firstAnswerMs: of((c) => c.firstAnswerMs),
+    totalMs: of((c) => c.totalMs),
+    statsMs: of((c) => c.statsMs),
+    reloadToAnswerMs: of((c) => c.reloadToAnswerMs),
+    memories: samples[0]!.memories,
+  };
 }
 
 const workerBytes = (m: Measured) => ('error' in m ? null : m.workerBytes);
@@ -58,6 +75,11 @@ export function renderBrowser(r: BrowserReport): string {
     mib(workerBytes(s.memory.afterIngest)), mib(workerBytes(s.memory.afterColdOpen)),
     mib(s.renderer.afterQueries.bytes), mib(s.renderer.afterColdOpen.bytes),
   ]);
+  const targets = r.sizes.map((s) => {
+    const ratio = s.coldOpen.totalMs / s.ingest.ingestMs;
+    const samples = s.coldOpen.samples?.map((c) => ms(c.totalMs)).join(', ') ?? ms(s.coldOpen.totalMs);
+    return [s.n.toLocaleString('en'), ms(s.coldOpen.totalMs), ms(s.ingest.ingestMs), `${num(ratio, 3)}×`, ratio <= 0.05 ? 'yes' : '**no**', samples];
+  });
   const errors = r.sizes.flatMap((s) => Object.entries(s.memory).filter(([, m]) => 'error' in m).map(([k, m]) => `- n=${s.n} ${k}: ${(m as { error: string }).error}`));
   const node = r.sizes.find((s) => s.node)?.node;
   return [
@@ -77,6 +99,10 @@ export function renderBrowser(r: BrowserReport): string {
     `- recall: \`${JSON.stringify(r.settings.recall)}\`, timed in the page (round trip to the worker included)`,
     `- cold open: ${r.settings.coldOpen}`,
     `- memory: ${r.settings.memory}`,
+    '',
+    '## Target (issue 14): cold open ≤ 0.05× a full rebuild',
+    '',
+    table(['n', 'cold open ms (median)', 'full rebuild ms (this ingest)', 'ratio', 'met', 'every cold open, ms'], targets),
     '',
     '## Side by side',
     '',
