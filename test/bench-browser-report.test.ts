@@ -36,7 +36,7 @@ describe('the browser report', () => {
     const report: BrowserReport = {
       createdAt: '2026-12-05T00:00:00.000Z',
       commit: '0123456789abcdef',
-      machine: { cpu: 'cpu', cores: 2, memoryGiB: 24, platform: 'linux' },
+      machine: { cpu: 'cpu', cores: 2, memoryGiB: 24, platform: 'linux', node: 'v20', versions: {} },
       chromium: null,
       settings: { sizes: [10_000, 100_000], queries: 200, dim: 384, page: 'page', open: {}, ingest: 'ingest', recall: {}, coldOpen: 'cold', memory: 'memory' },
       load: { start: 0, end: 0 },
