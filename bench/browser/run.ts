@@ -109,21 +109,18 @@ async function runSize(n: number, o: BrowserOptions, url: string): Promise<{ siz
 
     const q = makeCorpus(n, 384).queries[0]!;
     const colds: ColdOpenSample[] = [];
-    let afterColdOpen: WorkerMemory | { error: string } = { error: 'no cold open ran' };
-    let rendererAfterColdOpen = { bytes: 0, all: [] as number[] };
     for (let i = 0; i < COLD_OPENS; i++) {
+      if (i > 0) await page.evaluate(() => window.bench.close());
       const t0 = performance.now();
       await page.reload();
       await page.waitForFunction(() => 'bench' in window);
       const cold = await page.evaluate(([name, query]) => window.bench.coldOpen(name, query), [store, { text: q.text, vector: [...q.vector] }] as const) as ColdOpenResult;
       colds.push({ ...cold, reloadToAnswerMs: performance.now() - t0 });
       o.log(`    cold open ${cold.totalMs.toFixed(0)} ms (reload → answer ${colds[i]!.reloadToAnswerMs.toFixed(0)} ms), ${cold.memories} memories`);
-      if (i === COLD_OPENS - 1) {
-        afterColdOpen = await page.evaluate(() => window.bench.memory()) as WorkerMemory | { error: string };
-        rendererAfterColdOpen = rendererRss(profile);
-      }
-      await page.evaluate(() => window.bench.close());
     }
+    const afterColdOpen = await page.evaluate(() => window.bench.memory()) as WorkerMemory | { error: string };
+    const rendererAfterColdOpen = rendererRss(profile);
+    await page.evaluate(() => window.bench.close());
     const empties: number[] = [];
     for (let i = 0; i < EMPTY_OPENS; i++) {
       await page.reload();
