@@ -5,7 +5,7 @@ import { checksum, decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { HnswVectorIndex, maxHnswVectors, restoreCapacity } from '../src/legs/vector/hnsw-index.js';
-import { loadHnswlib, type Hnswlib } from '../src/legs/vector/hnswlib-loader.js';
+import { HNSW_DIR, loadHnswlib, takeFile, type Hnswlib } from '../src/legs/vector/hnswlib-loader.js';
 import { HybridMemory, SqliteWasmDriver } from '../src/index.js';
 import { clusteredVectors, exactTop } from './support/clustered-vectors.js';
 
@@ -82,6 +82,22 @@ describe('HnswVectorIndex', () => {
     expect(restored.search(some[3]!, 1)[0]!.no).toBe(3);
     index.dispose();
     restored.dispose();
+  });
+
+  it('takes a saved file as the buffer the file system holds it in, and copies it only without the file system internals', () => {
+    const path = `${HNSW_DIR}/take-test`;
+    const data = Uint8Array.from({ length: 3000 }, (_, i) => i % 251);
+    lib.fs.writeFile(path, data, { canOwn: true });
+    try {
+      const taken = takeFile(lib.fs, path);
+      expect(taken).toEqual(data);
+      expect(taken.buffer).toBe(data.buffer);
+      const copied = takeFile({ ...lib.fs, filesystems: null } as Hnswlib['fs'], path);
+      expect(copied).toEqual(data);
+      expect(copied.buffer).not.toBe(data.buffer);
+    } finally {
+      lib.fs.unlink(path);
+    }
   });
 
   it('applies the accept filter, replaces vectors and grows past its capacity', () => {

@@ -5,7 +5,7 @@ import { now } from '../../util/slices.js';
 
 /**
  * Unsaved graph changes, as a share of the vectors held, from which a quiet period saves the
- * graph. A save rewrites all of it and holds the thread meanwhile (2.6 s at 100k vectors), after
+ * graph. A save rewrites all of it and holds the thread meanwhile (~1.2 s at 100k vectors), after
  * every burst of writes; a graph saved without the last changes is brought up to date at the next
  * open instead (`planRepair`), in the background, for about a millisecond per change. Export and
  * close save whatever is unsaved.

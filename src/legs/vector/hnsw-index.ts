@@ -1,7 +1,7 @@
 import { HybridMindError, show } from '../../errors.js';
 import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
 import type { Accept, Scored, VectorIndex } from '../types.js';
-import { HNSW_DIR, hnswError, type Hnswlib, type HnswNative } from './hnswlib-loader.js';
+import { HNSW_DIR, hnswError, takeFile, type Hnswlib, type HnswNative } from './hnswlib-loader.js';
 
 /** Graph parameters of an HNSW index. */
 export interface HnswParams {
@@ -213,7 +213,7 @@ export class HnswVectorIndex implements VectorIndex {
     return this.#capacity * (this.dim * 4 + this.params.m * 2 * 4 + 16);
   }
 
-  /** hnswlib's own serialisation of the graph and vectors. */
+  /** hnswlib's own serialisation of the graph and vectors (a view of the buffer it was written into, which may be longer). */
   save(): Uint8Array {
     const method = 'HnswVectorIndex.save';
     const file = `save-${++fileCounter}`;
@@ -226,7 +226,7 @@ export class HnswVectorIndex implements VectorIndex {
       if (!expected) throw hnswError(this.#lib, method, cause);
     }
     try {
-      return this.#lib.fs.readFile(path);
+      return takeFile(this.#lib.fs, path);
     } finally {
       this.#lib.fs.unlink(path);
     }
