@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
 import type { SavedBytes } from '../src/legs/types.js';
+import { isParted, joinParts, type PartedBytes } from '../src/util/parted-bytes.js';
 import { checksum, decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
@@ -19,8 +20,8 @@ function memoryStore(): SavedBytes & { bytes: Uint8Array | null; writes: number 
     bytes: null as Uint8Array | null,
     writes: 0,
     read: () => store.bytes,
-    write: (b: Uint8Array) => {
-      store.bytes = b.slice();
+    write: (b: Uint8Array | PartedBytes) => {
+      store.bytes = isParted(b) ? joinParts(b) : b.slice();
       store.writes++;
     },
   };
@@ -120,7 +121,7 @@ describe('HnswVectorIndex', () => {
 
   it('refuses corrupt index bytes with CORRUPT, never a partial index', () => {
     const record = { dim: 384, digest: [1, 2] as [number, number], params: { m: 16, efConstruction: 100 }, nos: new Int32Array([1, 2]), deleted: new Int32Array([5]), entries: new Uint32Array([11, 12, 21, 22]), payload: new Uint8Array([9, 9, 9, 9, 9]) };
-    const bytes = encodeAnn(record);
+    const bytes = joinParts(encodeAnn(record))!;
     expect(decodeAnn(bytes)).toMatchObject({ nos: record.nos, deleted: record.deleted, entries: record.entries, payload: record.payload });
     expect(() => encodeAnn({ ...record, entries: new Uint32Array(2) })).toThrowError(/2 digest words for 2 vectors/);
     const flipped = bytes.slice();
@@ -132,7 +133,7 @@ describe('HnswVectorIndex', () => {
 
   it('still reads version 1 bytes, which carry no per-vector digest entries', () => {
     const record = { dim: 8, digest: [3, 4] as [number, number], params: { m: 16, efConstruction: 100 }, nos: new Int32Array([7, 8, 9]), deleted: new Int32Array([2]), entries: new Uint32Array(6).fill(5), payload: new Uint8Array([1, 2, 3, 4, 5, 6, 7]) };
-    const v1 = asVersion1(encodeAnn(record));
+    const v1 = asVersion1(joinParts(encodeAnn(record))!);
     expect(decodeAnn(v1)).toMatchObject({ dim: 8, digest: [3, 4], nos: record.nos, deleted: record.deleted, entries: null, payload: record.payload });
     new DataView(v1.buffer).setUint32(4, 3, true);
     expect(() => decodeAnn(v1)).toThrowError(expect.objectContaining({ code: 'CORRUPT', message: expect.stringContaining('version 3') }));

@@ -7,7 +7,7 @@
  * grew to 555 MiB, in 1 MiB parts to 180 MiB (the value itself is 160). Past 10⁹ bytes (HNSW
  * over 1M vectors) SQLite refuses to bind one at all.
  */
-import { joinParts, type PartedBytes } from '../util/parted-bytes.js';
+import { isParted, joinParts, wholeBytes, type PartedBytes } from '../util/parted-bytes.js';
 import { eachRow, type SqlDriver, type SqlValue } from './driver.js';
 
 export const PART_BYTES = 1 << 20;
@@ -27,7 +27,7 @@ const PARTS_OF = "(name = ? OR name GLOB ? || '#*')";
  * changed in a few places (the saved indexes after one new memory) writes those pages, not the
  * whole value (42 MB of WAL for 40 unchanged 1 MiB parts deleted and inserted, 0.06 MB upserted).
  */
-export function writeParts(db: SqlDriver, table: PartTable, name: string, columns: Record<string, SqlValue>, bytes: Uint8Array, partBytes = PART_BYTES): void {
+export function writeParts(db: SqlDriver, table: PartTable, name: string, columns: Record<string, SqlValue>, bytes: Uint8Array | PartedBytes, partBytes = PART_BYTES): void {
   const extra = Object.keys(columns);
   const upsert =
     `INSERT INTO ${table} (name, bytes${extra.map((c) => `, ${c}`).join('')}) VALUES (?, ?${extra.map(() => ', ?').join('')}) ` +
@@ -35,16 +35,50 @@ export function writeParts(db: SqlDriver, table: PartTable, name: string, column
   const values = Object.values(columns);
   db.transaction(() => {
     const written = new Set<string>();
-    for (let part = 0, at = 0; part === 0 || at < bytes.length; part++, at += partBytes) {
-      const partName = part === 0 ? name : `${name}#${part}`;
-      db.exec(upsert, [partName, bytes.subarray(at, at + partBytes), ...values]);
+    cutParts(isParted(bytes) ? bytes : wholeBytes(bytes), partBytes, (part, index) => {
+      const partName = index === 0 ? name : `${name}#${index}`;
+      db.exec(upsert, [partName, part, ...values]);
       written.add(partName);
-    }
+    });
     // What a longer value left past the new end, and any row that only looks like a part.
     for (const { name: stale } of db.all<{ name: string }>(`SELECT name FROM ${table} WHERE ${PARTS_OF}`, [name, name])) {
       if (!written.has(stale)) db.exec(`DELETE FROM ${table} WHERE name = ?`, [stale]);
     }
   });
+}
+
+/**
+ * Hands `value` to `write` in parts of `partBytes` (the last shorter; one empty part for an empty
+ * value), each a view of its piece where it lies in one, a copy only where it spans two.
+ */
+function cutParts(value: PartedBytes, partBytes: number, write: (part: Uint8Array, index: number) => void): void {
+  const broken = () => new Error(`writeParts: the pieces do not make the ${value.length} bytes the value says it holds`);
+  let index = 0;
+  let pending: Uint8Array | null = null;
+  let filled = 0;
+  const whole = value.read((piece) => {
+    for (let at = 0; at < piece.length;) {
+      const size = Math.min(partBytes, value.length - index * partBytes);
+      if (size <= 0) throw broken();
+      if (pending === null && piece.length - at >= size) {
+        write(piece.subarray(at, at + size), index++);
+        at += size;
+        continue;
+      }
+      pending ??= new Uint8Array(size);
+      const n = Math.min(size - filled, piece.length - at);
+      pending.set(piece.subarray(at, at + n), filled);
+      filled += n;
+      at += n;
+      if (filled === size) {
+        write(pending, index++);
+        pending = null;
+        filled = 0;
+      }
+    }
+  });
+  if (!whole || pending !== null || Math.min(index * partBytes, value.length) !== value.length) throw broken();
+  if (index === 0) write(new Uint8Array(0), 0);
 }
 
 /**

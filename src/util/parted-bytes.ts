@@ -29,9 +29,21 @@ export function isParted(value: unknown): value is PartedBytes {
 
 /** `bytes` as a value of one piece. */
 export function wholeBytes(bytes: Uint8Array): PartedBytes {
+  return piecesBytes([bytes]);
+}
+
+/** `pieces` one after the other as one value, none of them copied. */
+export function piecesBytes(pieces: readonly Uint8Array[]): PartedBytes {
   return {
-    length: bytes.length,
-    read: (visit) => visit(bytes, 0) !== false,
+    length: pieces.reduce((sum, piece) => sum + piece.length, 0),
+    read(visit) {
+      let at = 0;
+      for (const piece of pieces) {
+        if (visit(piece, at) === false) return false;
+        at += piece.length;
+      }
+      return true;
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import { partsOf, readParts, writeParts } from '../../src/storage/blob-parts.js'
 import type { SqlDriver } from '../../src/storage/driver.js';
 import { SqliteFileDriver } from '../../src/storage/node-file.js';
 import { migrate } from '../../src/storage/schema.js';
+import { piecesBytes, type PartedBytes } from '../../src/util/parted-bytes.js';
 import { SqliteWasmDriver } from '../../src/storage/sqlite-wasm.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hybridmind-parts-'));
@@ -47,6 +48,26 @@ describe.each(drivers)('values kept in parts (%s)', (_, open) => {
       expect(readParts(db, 'ann_index', 'dense')).toEqual(bytesOf(150, 3));
       expect(readParts(db, 'ann_index', 'dense2')).toEqual(bytesOf(250, 4));
       expect(readParts(db, 'ann_index', 'sparse')).toBeNull();
+    }));
+
+  it('writes a value given in pieces as the same parts as the joined value, wherever the pieces break', () =>
+    withDb((db) => {
+      const value = bytesOf(1_050, 7);
+      for (const cuts of [[0], [30], [100], [130, 160], [0, 0, 1_050], [99, 101, 700, 1_049]]) {
+        const ends = [...cuts, value.length];
+        const pieces = ends.map((end, i) => value.subarray(i === 0 ? 0 : ends[i - 1]!, end));
+        writeParts(db, 'ann_index', 'dense', { updated_at: 1 }, piecesBytes(pieces), 100);
+        expect(readParts(db, 'ann_index', 'dense')).toEqual(value);
+        expect(rowsOf(db, 'ann_index').map((r) => r.n).sort((a, b) => a - b)).toEqual([50, ...Array(10).fill(100)]);
+      }
+      // Pieces that are not the length they say: refused, and the value kept stays as it was.
+      for (const [length, piece] of [[300, 200], [150, 250]] as const) {
+        const parted: PartedBytes = { length, read: (visit) => visit(bytesOf(piece, 1), 0) !== false };
+        expect(() => writeParts(db, 'ann_index', 'dense', { updated_at: 1 }, parted, 100)).toThrowError(`the pieces do not make the ${length} bytes`);
+        expect(readParts(db, 'ann_index', 'dense')).toEqual(value);
+      }
+      writeParts(db, 'ann_index', 'dense', { updated_at: 1 }, piecesBytes([]), 100);
+      expect(rowsOf(db, 'ann_index')).toEqual([{ name: 'dense', n: 0 }]);
     }));
 
   it('reads a one-row value an earlier version saved, and nothing from parts that do not run 0, 1, 2, …', () =>

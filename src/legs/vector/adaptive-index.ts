@@ -482,7 +482,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   /** The serving graph's bytes for the store, with the digest of the vectors it was built from. */
-  #encode(): Uint8Array | null {
+  #encode(): PartedBytes | null {
     const hnsw = this.#hnsw;
     if (hnsw === null) return null;
     const payload = hnsw.save();

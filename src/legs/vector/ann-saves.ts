@@ -1,11 +1,12 @@
 import { messageOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { SavedBytes } from '../types.js';
+import type { PartedBytes } from '../../util/parted-bytes.js';
 import { now } from '../../util/slices.js';
 
 /**
  * Unsaved graph changes, as a share of the vectors held, from which a quiet period saves the
- * graph. A save rewrites all of it and holds the thread meanwhile (~1.2 s at 100k vectors), after
+ * graph. A save rewrites all of it and holds the thread meanwhile (about a second at 100k vectors), after
  * every burst of writes; a graph saved without the last changes is brought up to date at the next
  * open instead (`planRepair`), in the background, for about a millisecond per change. Export and
  * close save whatever is unsaved.
@@ -14,7 +15,7 @@ const QUIET_SAVE_SHARE = 0.01;
 
 interface Graph {
   /** The serving graph's bytes for the store, or null when there is no graph. */
-  encode(): Uint8Array | null;
+  encode(): PartedBytes | null;
   /** Whether the graph is ready (one being built or repaired is never saved). */
   ready(): boolean;
   /** Vectors the dense leg holds, which `QUIET_SAVE_SHARE` is a share of. */
