@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
-import type { SavedBytes } from '../src/legs/types.js';
-import { isParted, joinParts, type PartedBytes } from '../src/util/parted-bytes.js';
+import { joinParts } from '../src/util/parted-bytes.js';
 import { checksum, decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
@@ -9,24 +8,12 @@ import { HnswVectorIndex, maxHnswVectors, restoreCapacity } from '../src/legs/ve
 import { HNSW_DIR, loadHnswlib, takeFile, type Hnswlib } from '../src/legs/vector/hnswlib-loader.js';
 import { HybridMemory, SqliteWasmDriver } from '../src/index.js';
 import { clusteredVectors, exactTop } from './support/clustered-vectors.js';
+import { memorySavedBytes } from './support/saved-bytes.js';
 
 let lib: Hnswlib;
 beforeAll(async () => {
   lib = await loadHnswlib();
 });
-
-function memoryStore(): SavedBytes & { bytes: Uint8Array | null; writes: number } {
-  const store = {
-    bytes: null as Uint8Array | null,
-    writes: 0,
-    read: () => store.bytes,
-    write: (b: Uint8Array | PartedBytes) => {
-      store.bytes = isParted(b) ? joinParts(b) : b.slice();
-      store.writes++;
-    },
-  };
-  return store;
-}
 
 /** Version 2 bytes as the builds before per-vector digest entries wrote them: the same without the entries. */
 function asVersion1(v2: Uint8Array): Uint8Array {
@@ -208,7 +195,7 @@ describe('AdaptiveVectorIndex', () => {
   });
 
   it('restores saved bytes when the vectors match, and rebuilds when they are stale', async () => {
-    const store = memoryStore();
+    const store = memorySavedBytes();
     const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
     fill(first);
     await first.whenIndexed();
@@ -232,7 +219,7 @@ describe('AdaptiveVectorIndex', () => {
   });
 
   it('rebuilds saved bytes built with other graph parameters, even for the same vectors', async () => {
-    const store = memoryStore();
+    const store = memorySavedBytes();
     const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
     fill(first);
     await first.whenIndexed();
@@ -258,7 +245,7 @@ describe('AdaptiveVectorIndex', () => {
   });
 
   it('brings saved bytes up to date with the vectors added, changed and removed since they were saved', async () => {
-    const store = memoryStore();
+    const store = memorySavedBytes();
     const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
     fill(first, 800);
     await first.whenIndexed();
@@ -297,7 +284,7 @@ describe('AdaptiveVectorIndex', () => {
   });
 
   it('saves after writes go quiet only once a hundredth of the graph is unsaved; an export or close saves any change', async () => {
-    const store = memoryStore();
+    const store = memorySavedBytes();
     const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100, saveDelayMs: 0 }, { store });
     expect(index.status().saveMs).toBeNull();
     fill(index, 800);
@@ -324,7 +311,7 @@ describe('AdaptiveVectorIndex', () => {
   });
 
   it('rebuilds saved bytes of the previous format, which cannot say which vectors changed', async () => {
-    const store = memoryStore();
+    const store = memorySavedBytes();
     const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
     fill(first, 800);
     await first.whenIndexed();

@@ -14,6 +14,7 @@ import { inPieces } from './support/parted.js';
 import { HybridMemory } from '../src/index.js';
 import { clusteredVectors } from './support/clustered-vectors.js';
 import { rng } from './support/random.js';
+import { memorySavedBytes } from './support/saved-bytes.js';
 import { afterFirstSlice } from './support/slices.js';
 
 let kernel: VectorKernel;
@@ -146,8 +147,7 @@ describe('AdaptiveVectorIndex with the store to read from', () => {
     const dim = 384;
     const all = clusteredVectors(500, { dim, seed: 41 });
     const { vectors, read } = store(dim);
-    let saved: Uint8Array | null = null;
-    const bytes = { read: () => saved, write: (b: Uint8Array) => void (saved = b) };
+    const bytes = memorySavedBytes();
     const flat = new FlatVectorIndex(dim, kernel);
     const index = new AdaptiveVectorIndex(flat, { threshold: 200, saveDelayMs: 0 }, { store: bytes, read });
     all.slice(0, 400).forEach((v, no) => {
@@ -176,7 +176,7 @@ describe('AdaptiveVectorIndex with the store to read from', () => {
       expect(hits).toEqual(exact.search(q, 10, rare));
     }
     index.close();
-    expect(saved).not.toBeNull();
+    expect(bytes.bytes).not.toBeNull();
 
     const reopened = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200 }, { store: bytes, read });
     for (const [no, v] of [...vectors].sort((a, b) => a[0] - b[0])) reopened.add(no, v);
@@ -239,8 +239,7 @@ describe('AdaptiveVectorIndex adopting saved codes', () => {
   async function saved(count: number) {
     const all = clusteredVectors(count + 40, { dim, seed: 71 });
     const { vectors, read, asked } = store(dim);
-    let graph: Uint8Array | null = null;
-    const bytes = { read: () => graph, write: (b: Uint8Array) => void (graph = b) };
+    const bytes = memorySavedBytes();
     const first = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200, saveDelayMs: 0 }, { store: bytes, read });
     all.slice(0, count).forEach((v, no) => {
       vectors.set(no, v);

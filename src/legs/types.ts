@@ -264,8 +264,11 @@ export interface EntityLeg {
 /** A vector index's saved bytes, kept by the store (a blob in its own database). */
 export interface SavedBytes {
   read(): Uint8Array | null;
-  /** Keeps `bytes` (one buffer, or pieces valid for this call) in place of what was kept. */
-  write(bytes: Uint8Array | PartedBytes): void;
+  /**
+   * Keeps `bytes` (one buffer, or pieces valid for this call) in place of what was kept. A
+   * property, not a method, so an implementation that takes only one buffer does not type-check.
+   */
+  write: (bytes: Uint8Array | PartedBytes) => void;
   /**
    * `false`: write only when asked (`VectorIndex.flush`, `close`), as for a database that dies
    * with the process, where a background save is work nobody reads. Default `true`.
