@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
+import type { AnnOptions, SavedBytes } from '../src/legs/types.js';
 import { joinParts } from '../src/util/parted-bytes.js';
 import { checksum, decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
@@ -146,6 +147,14 @@ describe('AdaptiveVectorIndex', () => {
     for (let i = 0; i < count; i++) index.add(i, vectors[i]!);
   }
 
+  /** An index over the first `count` vectors, HNSW (threshold 100) built or restored from `store` and ready; `logs` collects what it logs. */
+  async function indexed(store: SavedBytes, count = vectors.length, options: AnnOptions = {}, logs?: string[]): Promise<AdaptiveVectorIndex> {
+    const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100, ...options }, { store, ...(logs ? { logger: (_level: string, message: string) => logs.push(message) } : {}) });
+    fill(index, count);
+    await index.whenIndexed();
+    return index;
+  }
+
   /** Yields a macrotask at a time (the build runs in macrotask slices) until the build has started. */
   async function untilBuilding(index: AdaptiveVectorIndex): Promise<void> {
     for (let turn = 0; turn < 100_000 && index.status().state !== 'building'; turn++) await new Promise((r) => setTimeout(r, 0));
@@ -208,15 +217,11 @@ describe('AdaptiveVectorIndex', () => {
 
   it('restores saved bytes when the vectors match, and rebuilds when they are stale', async () => {
     const store = memorySavedBytes();
-    const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
-    fill(first);
-    await first.whenIndexed();
+    const first = await indexed(store);
     expect(store.writes).toBe(1);
     first.dispose();
 
-    const second = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
-    fill(second);
-    await second.whenIndexed();
+    const second = await indexed(store);
     expect(second.status()).toMatchObject({ state: 'ready', source: 'bytes' });
     expect(second.search(vectors[42]!, 3)[0]!.no).toBe(42);
     second.dispose();
@@ -232,35 +237,26 @@ describe('AdaptiveVectorIndex', () => {
 
   it('rebuilds saved bytes built with other graph parameters, even for the same vectors', async () => {
     const store = memorySavedBytes();
-    const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
-    fill(first);
-    await first.whenIndexed();
-    first.dispose();
+    (await indexed(store)).dispose();
     const saved = store.bytes;
 
     for (const options of [{ m: 8 }, { efConstruction: 50 }]) {
       store.bytes = saved;
       const logs: string[] = [];
-      const other = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100, ...options }, { store, logger: (_level, message) => logs.push(message) });
-      fill(other);
-      await other.whenIndexed();
+      const other = await indexed(store, vectors.length, options, logs);
       expect(logs).toContain('ann: saved HNSW index is stale, rebuilding in the background');
       expect(other.status()).toMatchObject({ state: 'ready', source: 'build' });
       other.dispose();
     }
     store.bytes = saved;
-    const same = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
-    fill(same);
-    await same.whenIndexed();
+    const same = await indexed(store);
     expect(same.status()).toMatchObject({ state: 'ready', source: 'bytes' });
     same.dispose();
   });
 
   it('brings saved bytes up to date with the vectors added, changed and removed since they were saved', async () => {
     const store = memorySavedBytes();
-    const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
-    fill(first, 800);
-    await first.whenIndexed();
+    const first = await indexed(store, 800);
     expect(store.writes).toBe(1);
     first.dispose();
 
@@ -324,22 +320,16 @@ describe('AdaptiveVectorIndex', () => {
 
   it('rebuilds saved bytes of the previous format, which cannot say which vectors changed', async () => {
     const store = memorySavedBytes();
-    const first = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
-    fill(first, 800);
-    await first.whenIndexed();
+    const first = await indexed(store, 800);
     first.dispose();
     const v1 = asVersion1(store.bytes!);
     store.bytes = v1;
 
-    const exact = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
-    fill(exact, 800);
-    await exact.whenIndexed();
+    const exact = await indexed(store, 800);
     expect(exact.status()).toMatchObject({ state: 'ready', source: 'bytes' });
     exact.dispose();
     store.bytes = v1;
-    const grown = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100 }, { store });
-    fill(grown);
-    await grown.whenIndexed();
+    const grown = await indexed(store);
     expect(grown.status()).toMatchObject({ state: 'ready', source: 'build', indexed: 900 });
     grown.dispose();
   });
