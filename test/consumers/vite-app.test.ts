@@ -4,7 +4,7 @@
  * through store → reload → recall with the dense leg, under the dev server and under
  * `vite build` + `vite preview`.
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,15 @@ describe('a Vite app from the packed package', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('ships a worker without the page-only preload helper, whose error path reads `window`', async () => {
+    // Vite wraps an app entry's dynamic imports in it; in a worker a chunk that failed to load then
+    // reported "window is not defined" instead of its own error.
+    const root = join(dir, 'node_modules/hybridmind/dist/worker');
+    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.js'));
+    expect(files).toContain('memory.worker.js');
+    for (const file of files) expect(await readFile(join(root, file), 'utf8'), file).not.toContain('vite:preloadError');
   });
 
   it('installs no ONNX runtime package, no transformers.js and no MCP SDK', async () => {
