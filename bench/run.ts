@@ -214,14 +214,14 @@ if (parts.has('browser')) {
           queries,
           dim: 384,
           page: 'bench/browser/page.html built by `vite build` (the hybridmind plugin, models: false; the worker one bundle, transformers.js a chunk it never loads here) and served by `vite preview` with COOP/COEP, as an app ships',
-          open: { store: 'bench-<n>', model: false, ann: false, multiTab: 'fail' },
+          open: { store: 'bench-<n>, bench-<n>-default', model: false, multiTab: 'fail', ann: 'false (exact scan) at every size; past 20,000 also the default (HNSW M 16, efConstruction 100, efSearch 64), a store of its own, with onEvent to hear the worker\'s ann: log lines' },
           ingest: 'storeMany in batches of 1000 (id, text, embedding, createdAt; each batch\'s vectors copied, as the client transfers them), relateMany(DEPENDS_ON edges), then ready(): timed until every leg answers',
           recall: { k: 10, queryEmbedding: 'precomputed', explain: false, warmup: 10 },
           coldOpen: 'five times: page.reload(); timed in the page: a new worker connects to the persisted OPFS store (opfs-sahpool) and answers one hybrid recall (then, timed apart, the stats() a page shows next); "reload → answer" adds the page load, timed from Playwright; each figure is its median over the five; the worker\'s memory after cold open is measured after the fifth. "Empty store connect" (three new stores, each after a reload; median) is the fixed part: the worker\'s bundle, SQLite-WASM, the OPFS pool',
           memory: 'performance.measureUserAgentSpecificMemory() in the page (cross-origin isolated via COOP/COEP from vite preview, --enable-blink-features=ForceEagerMeasureMemory), the DedicatedWorkerGlobalScope entries: the worker\'s JS heap and the ArrayBuffers it holds, SQLite-WASM\'s memory included',
         },
         load: { start: base.start, end: os.loadavg()[0]! },
-        sizes: done.map((s) => ({ ...s, node: nodeFigures(speed, s.n) })),
+        sizes: done.map((s) => ({ ...s, node: nodeFigures(speed, s.n, s.ann) })),
       });
       log(`wrote bench/results/${name}.json, ${name}.md (sizes ${done.map((s) => s.n).join(', ')})`);
     },

@@ -4,7 +4,9 @@
  * `vite preview`), as an app ships it: the dev server serves the worker as hundreds of separate
  * modules, which a cold open would pay for and no user does. Per size, in a fresh browser profile on
  * disk (an incognito context would keep OPFS in memory): ingest, hybrid p50/p95, the worker's
- * memory, then a reload and a cold open of the persisted store up to its first hybrid answer.
+ * memory, then a reload and a cold open of the persisted store up to its first hybrid answer. Each
+ * size runs with the exact scan (`ann: false`, the Node harness's `hybridmind`) and, past the ANN
+ * threshold, again in a store of its own with the library's default, HNSW, as an app gets it.
  * Written to bench/results/browser.{json,md} beside the Node figures of bench/results/speed.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -19,7 +21,8 @@ import { makeCorpus } from '../lib/corpus.js';
 import { summarize } from '../lib/stats.js';
 import type { SpeedReport } from '../speed/report.js';
 import type { ColdOpenResult, IngestResult, WorkerMemory } from './page.js';
-import { medians, renderBrowser, type BrowserReport, type BrowserSize, type ColdOpenSample, type NodeFigures } from './report.js';
+import { medians, renderBrowser, type BrowserAnn, type BrowserReport, type BrowserSize, type ColdOpenSample, type NodeFigures } from './report.js';
+import { ANN_THRESHOLD } from '../../src/legs/vector/adaptive-index.js';
 
 export interface BrowserOptions {
   sizes: number[];
@@ -39,14 +42,25 @@ const ARGS = [...CHROMIUM_ARGS, '--enable-blink-features=ForceEagerMeasureMemory
 const COLD_OPENS = 5;
 /** New empty stores per size, for the fixed part of a cold open. */
 const EMPTY_OPENS = 3;
+/** How long the default configuration waits for HNSW to be built after ingest, or restored after a cold open. */
+const ANN_WAIT_MS = 30 * 60_000;
+/** The worker's log lines that end a build, and those that say what a reopen did with the saved graph. */
+const BUILT = ['ann: HNSW built', 'ann: HNSW disabled'];
+const REOPENED = ['ann: HNSW restored', 'ann: HNSW brought up to date', 'ann: saved HNSW', 'ann: rebuilding', 'ann: HNSW built', 'ann: HNSW disabled'];
 
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
+/** The Node harness's system and hybrid mode for each dense-leg configuration (bench/speed/systems.ts). */
+const NODE_NAMES: Record<BrowserAnn, { system: string; mode: string }> = {
+  exact: { system: 'hybridmind', mode: 'hybridmind hybrid (4 legs)' },
+  default: { system: 'hybridmind (default ann)', mode: 'hybridmind hybrid (4 legs), HNSW' },
+};
+
 /** The Node harness's figures for the same system at size n, read from its results file. */
-export function nodeFigures(speed: SpeedReport | null, n: number): NodeFigures | null {
+export function nodeFigures(speed: SpeedReport | null, n: number, ann: BrowserAnn = 'exact'): NodeFigures | null {
   const size = speed?.sizes.find((s) => s.n === n);
-  const system = size?.systems.find((s) => s.name === 'hybridmind');
-  const hybrid = size?.modes.find((m) => m.name === 'hybridmind hybrid (4 legs)');
+  const system = size?.systems.find((s) => s.name === NODE_NAMES[ann].system);
+  const hybrid = size?.modes.find((m) => m.name === NODE_NAMES[ann].mode);
   if (!speed || !size || !system || !hybrid) return null;
   return {
     createdAt: speed.createdAt,
@@ -84,7 +98,7 @@ function rendererRss(profile: string): { bytes: number; all: number[] } {
   return { bytes: all[0] ?? 0, all };
 }
 
-async function runSize(n: number, o: BrowserOptions, url: string): Promise<{ size: BrowserSize; chromium: BrowserReport['chromium'] }> {
+async function runSize(n: number, ann: BrowserAnn, o: BrowserOptions, url: string): Promise<{ size: BrowserSize; chromium: BrowserReport['chromium'] }> {
   const profile = await mkdtemp(join(os.tmpdir(), 'hybridmind-browser-bench-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
   const load: [number, number] = [os.loadavg()[0]!, 0];
@@ -94,11 +108,17 @@ async function runSize(n: number, o: BrowserOptions, url: string): Promise<{ siz
     await page.goto(url);
     await page.waitForFunction(() => 'bench' in window);
     const userAgent = await page.evaluate(() => navigator.userAgent);
-    const store = `bench-${n}`;
+    const store = `bench-${n}${ann === 'default' ? '-default' : ''}`;
 
-    o.log(`  n=${n}: ingest (load ${load[0].toFixed(2)})`);
-    const ingest = await page.evaluate(([count, name]) => window.bench.ingest(count, name), [n, store] as const) as IngestResult;
+    o.log(`  n=${n}, ${ann}: ingest (load ${load[0].toFixed(2)})`);
+    const { doneAtMs, ...ingest } = await page.evaluate(([count, name]) => window.bench.ingest(count, name), [n, store] as const) as IngestResult;
     o.log(`    ${(ingest.ingestMs / 1000).toFixed(1)} s, ${Math.round(n / (ingest.ingestMs / 1000))} docs/s`);
+    let annBuiltS: number | null = null;
+    if (ann === 'default') {
+      const built = await page.evaluate(([prefixes, wait]) => window.bench.annSettled(prefixes, wait), [BUILT, ANN_WAIT_MS] as const);
+      annBuiltS = built ? (built.atMs - doneAtMs) / 1000 : null;
+      o.log(`    ${built ? `${built.message} (${annBuiltS!.toFixed(1)} s after ingest)` : 'no HNSW build message'}`);
+    }
     const afterIngest = await page.evaluate(() => window.bench.memory()) as WorkerMemory | { error: string };
     const rendererAfterIngest = rendererRss(profile);
     const { latencyMs, ids } = await page.evaluate((count) => window.bench.queries(count), o.queries);
@@ -114,9 +134,12 @@ async function runSize(n: number, o: BrowserOptions, url: string): Promise<{ siz
       const t0 = performance.now();
       await page.reload();
       await page.waitForFunction(() => 'bench' in window);
-      const cold = await page.evaluate(([name, query]) => window.bench.coldOpen(name, query), [store, { text: q.text, vector: [...q.vector] }] as const) as ColdOpenResult;
-      colds.push({ ...cold, reloadToAnswerMs: performance.now() - t0 });
-      o.log(`    cold open ${cold.totalMs.toFixed(0)} ms (reload → answer ${colds[i]!.reloadToAnswerMs.toFixed(0)} ms), ${cold.memories} memories`);
+      const { startedAtMs, ...cold } = await page.evaluate(([name, query]) => window.bench.coldOpen(name, query), [store, { text: q.text, vector: [...q.vector] }] as const) as ColdOpenResult;
+      const reloadToAnswerMs = performance.now() - t0;
+      // Untimed: the next reload waits until the worker is done with the saved graph.
+      const reopened = ann === 'default' ? await page.evaluate(([prefixes, wait]) => window.bench.annSettled(prefixes, wait), [REOPENED, ANN_WAIT_MS] as const) : null;
+      colds.push({ ...cold, reloadToAnswerMs, ...(ann === 'default' ? { ann: reopened && { afterMs: reopened.atMs - startedAtMs, message: reopened.message } } : {}) });
+      o.log(`    cold open ${cold.totalMs.toFixed(0)} ms (reload → answer ${reloadToAnswerMs.toFixed(0)} ms), ${cold.memories} memories${reopened ? `; ${(reopened.atMs - startedAtMs).toFixed(0)} ms: ${reopened.message}` : ''}`);
     }
     const afterColdOpen = await page.evaluate(() => window.bench.memory()) as WorkerMemory | { error: string };
     const rendererAfterColdOpen = rendererRss(profile);
@@ -132,6 +155,8 @@ async function runSize(n: number, o: BrowserOptions, url: string): Promise<{ siz
       chromium: { version: execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(), userAgent, executable: CHROMIUM, args: ARGS },
       size: {
         n,
+        ann,
+        ...(ann === 'default' ? { annBuiltS } : {}),
         ingest: { ...ingest, perSec: n / (ingest.ingestMs / 1000) },
         hybrid: summarize(latencyMs),
         hitsPerQuery: ids.reduce((sum, hits) => sum + hits.length, 0) / ids.length,
@@ -157,9 +182,12 @@ export async function runBrowser(o: BrowserOptions): Promise<BrowserSize[]> {
   const out: BrowserSize[] = [];
   try {
     for (const n of o.sizes) {
-      const { size, chromium: browser } = await runSize(n, o, `http://localhost:${o.port}/bench/browser/page.html`);
-      out.push(size);
-      await o.onSize(out, browser);
+      // Up to the threshold the default is the exact scan: the same store twice.
+      for (const ann of n > ANN_THRESHOLD ? (['exact', 'default'] as const) : (['exact'] as const)) {
+        const { size, chromium: browser } = await runSize(n, ann, o, `http://localhost:${o.port}/bench/browser/page.html${ann === 'default' ? '?ann=default' : ''}`);
+        out.push(size);
+        await o.onSize(out, browser);
+      }
     }
   } finally {
     await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
