@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
+import { loadHnswlib } from '../src/legs/vector/hnswlib-loader.js';
 import { VectorDigest } from '../src/legs/vector/ann-format.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
@@ -282,6 +283,32 @@ describe('AdaptiveVectorIndex adopting saved codes', () => {
     await reopened.whenIndexed();
     expect(reopened.status()).toMatchObject({ state: 'ready', source: 'bytes', vectors: 400 });
     reopened.dispose();
+  });
+
+  it('loads hnswlib only after the open\'s grace, so the first query is not behind it; a store growing past the threshold loads it at once', async () => {
+    const { all, read, bytes, codes } = await saved(300);
+    let loads = 0;
+    const loadLibrary = () => {
+      loads++;
+      return loadHnswlib();
+    };
+    const opened = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200, saveDelayMs: 0 }, { store: bytes, read, loadLibrary });
+    expect(opened.adoptQuantized(codes)).toBe(true);
+    expect(opened.status().state).toBe('loading');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(opened.search(all[5]!, 1)[0]!.no).toBe(5);
+    expect(loads).toBe(0);
+    await afterFirstSlice();
+    expect(loads).toBe(1);
+    await opened.whenIndexed();
+    expect(opened.status()).toMatchObject({ state: 'ready', source: 'bytes', indexed: 300 });
+    opened.dispose();
+
+    const growing = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200, saveDelayMs: 0 }, { loadLibrary });
+    all.slice(0, 200).forEach((v, no) => growing.add(no, v));
+    expect(loads).toBe(2);
+    await growing.whenIndexed();
+    growing.dispose();
   });
 
   it('takes codes with digest entries cut into pieces anywhere, each copied to its place', async () => {

@@ -10,7 +10,7 @@ import { readQuantized, type QuantizedRun } from './quantized-snapshot.js';
 import { HNSW_DEFAULTS, HnswVectorIndex, maxHnswVectors, type HnswParams } from './hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
 import { readBackLater } from './read-back.js';
-import { nextSlice, now, SLICE_MS } from '../../util/slices.js';
+import { afterOpen, nextSlice, now, SLICE_MS } from '../../util/slices.js';
 import type { PartedBytes } from '../../util/parted-bytes.js';
 
 /**
@@ -194,7 +194,9 @@ export class AdaptiveVectorIndex implements VectorIndex {
       throw error;
     }
     this.#digest?.adopt(run.nos, run.digests!);
-    this.#changed();
+    // An open adopts codes: hnswlib's load waits, like the open's other background work, for the
+    // caller's first request, which the exact scan answers.
+    this.#changed(afterOpen);
     if (this.#state === 'off') this.#resideLater();
     return true;
   }
@@ -292,12 +294,13 @@ export class AdaptiveVectorIndex implements VectorIndex {
     return this.#flat.size >= this.#threshold && Number.isFinite(this.#threshold);
   }
 
-  #changed(): void {
+  /** After a change of the vectors held; `first` schedules the start of HNSW's library load if the change makes it wanted. */
+  #changed(first?: (fn: () => void) => void): void {
     if (this.#read !== null && !this.#flat.released && this.#flat.size > this.#copiesMax) {
       this.#flat.release(this.#read);
       this.#logger('debug', `dense leg: past ${this.#copiesMax} vectors the exact scan keeps int8 codes and re-scores from the store`, { vectors: this.#flat.size });
     }
-    if (this.#state === 'off' && this.#wanted()) this.#start();
+    if (this.#state === 'off' && this.#wanted()) this.#start(first);
     if (this.#state === 'ready') this.#saves.changed();
   }
 
@@ -333,9 +336,17 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#changed();
   }
 
-  #start(): void {
+  #start(first?: (fn: () => void) => void): void {
     const epoch = ++this.#epoch;
     this.#state = 'loading';
+    if (first) {
+      first(() => {
+        if (epoch === this.#epoch) this.#load(epoch);
+      });
+    } else this.#load(epoch);
+  }
+
+  #load(epoch: number): void {
     this.#loadLibrary().then(
       (lib) => {
         if (epoch !== this.#epoch) return;
