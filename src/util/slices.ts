@@ -31,10 +31,10 @@ export function nextSlice(fn: () => void): void {
 /**
  * How long the background work an open starts (the graph's edges, the catalog's id map, the f32
  * copies, hnswlib's load before a saved graph's restore) waits before its first slice. The open's
- * caller usually asks at once, and its request
- * arrives a moment after the open returns (a page's first recall ~2 ms after its connect
- * resolved): a slice that had begun by then held it, for 12–16 ms in half of a 100k store's cold
- * opens in Chromium.
+ * caller usually asks at once, and its request arrives a moment after the open returns (a page's
+ * first recall ~2 ms after its connect resolved): a slice that had begun by then held it, for
+ * 12–16 ms in half of a 100k store's cold opens in Chromium; hnswlib's load, begun at once, made
+ * them ~27 ms longer.
  */
 export const OPEN_GRACE_MS = 20;
 
