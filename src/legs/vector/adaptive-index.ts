@@ -336,35 +336,30 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#changed();
   }
 
-  #start(first?: (fn: () => void) => void): void {
+  #start(first: (fn: () => void) => void = (fn) => fn()): void {
     const epoch = ++this.#epoch;
     this.#state = 'loading';
-    if (first) {
-      first(() => {
-        if (epoch === this.#epoch) this.#load(epoch);
-      });
-    } else this.#load(epoch);
-  }
-
-  #load(epoch: number): void {
-    this.#loadLibrary().then(
-      (lib) => {
-        if (epoch !== this.#epoch) return;
-        // Restoring reads, checks and parses the whole saved graph (about 1 s at 100k vectors), so
-        // it waits for what is already queued: a store's first query after an open is answered by
-        // the exact scan instead of behind the restore.
-        nextSlice(() => {
+    first(() => {
+      if (epoch !== this.#epoch) return;
+      this.#loadLibrary().then(
+        (lib) => {
           if (epoch !== this.#epoch) return;
-          // Nothing awaits this: reading the saved bytes from storage may fail, and that must reach the logger.
-          this.#guard(() => {
-            if (!this.#restore(lib, epoch)) this.#build(lib, epoch);
+          // Restoring reads, checks and parses the whole saved graph (about 1 s at 100k vectors), so
+          // it waits for what is already queued: a store's first query after an open is answered by
+          // the exact scan instead of behind the restore.
+          nextSlice(() => {
+            if (epoch !== this.#epoch) return;
+            // Nothing awaits this: reading the saved bytes from storage may fail, and that must reach the logger.
+            this.#guard(() => {
+              if (!this.#restore(lib, epoch)) this.#build(lib, epoch);
+            });
           });
-        });
-      },
-      (error: unknown) => {
-        if (epoch === this.#epoch) this.#fail(error);
-      },
-    );
+        },
+        (error: unknown) => {
+          if (epoch === this.#epoch) this.#fail(error);
+        },
+      );
+    });
   }
 
   /**
