@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { HybridMindError, invalid, messageOf } from '../errors.js';
-import { checkNonNegativeInt } from '../util/int-checks.js';
+import { checkIntInRange, checkNonNegativeInt, INT32_MAX, INT32_MIN } from '../util/int-checks.js';
 import { optionalImport } from '../optional-import.js';
 import type { SqlDriver, SqlRow, SqlValue } from './driver.js';
 import { Transactions } from './transactions.js';
@@ -27,6 +27,10 @@ interface Statement {
   readonly reader: boolean;
   run(...params: unknown[]): unknown;
   all(...params: unknown[]): Array<Record<string, unknown>>;
+  raw(toggle: boolean): RawStatement;
+}
+interface RawStatement {
+  all(...params: unknown[]): unknown[][];
 }
 interface Database {
   prepare(sql: string): Statement;
@@ -101,6 +105,8 @@ export class SqliteFileDriver implements SqlDriver {
   readonly path: string;
   readonly #db: Database;
   readonly #statements = new Map<string, Statement>();
+  /** Statements in raw mode (rows as arrays), apart: the mode is the statement object's own. */
+  readonly #rawStatements = new Map<string, RawStatement>();
   readonly #transactions = new Transactions((sql) => this.exec(sql));
   #closed = false;
 
@@ -194,6 +200,26 @@ export class SqliteFileDriver implements SqlDriver {
     }
   }
 
+  visitByKey(sql: string, keys: readonly number[], visit: (key: number, values: readonly SqlValue[]) => void): void {
+    this.#check('SqlDriver.visitByKey');
+    try {
+      let stmt = this.#rawStatements.get(sql);
+      if (!stmt) {
+        stmt = this.#db.prepare(sql).raw(true);
+        this.#rawStatements.set(sql, stmt);
+      }
+      for (const key of keys) {
+        checkIntInRange('SqlDriver.visitByKey', 'key', key, INT32_MIN, INT32_MAX);
+        for (const values of stmt.all(key)) {
+          for (let i = 0; i < values.length; i++) if (values[i] instanceof Uint8Array) values[i] = Uint8Array.prototype.slice.call(values[i]);
+          visit(key, values as SqlValue[]);
+        }
+      }
+    } catch (cause) {
+      throw toStorageError('SqlDriver.visitByKey', cause);
+    }
+  }
+
   transaction<T>(fn: () => T): T {
     return this.#transactions.run(fn);
   }
@@ -223,6 +249,7 @@ export class SqliteFileDriver implements SqlDriver {
     if (this.#closed) return;
     this.#closed = true;
     this.#statements.clear();
+    this.#rawStatements.clear();
     this.#db.close();
   }
 }

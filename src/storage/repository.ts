@@ -139,7 +139,10 @@ export class Repository {
    * so the statement text, and the prepared statement, is the same for any k.
    */
   textsByNo(nos: readonly number[]): Map<number, string> {
-    return this.#textsAsJson('text', [], nos);
+    if (!this.db.visitByKey) return this.#textsAsJson('text', [], nos);
+    const texts = new Map<number, string>();
+    this.db.visitByKey('SELECT text FROM memories WHERE no = ?', nos, (no, [text]) => texts.set(no, text as string));
+    return texts;
   }
 
   /** The first `chars` characters of each text: what a label at the start needs, without the rest. */

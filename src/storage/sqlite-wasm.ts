@@ -1,5 +1,6 @@
 import sqlite3InitModule, { type Database, type PreparedStatement, type Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import { HybridMindError, messageOf } from '../errors.js';
+import { checkIntInRange, INT32_MAX, INT32_MIN } from '../util/int-checks.js';
 import type { DerivedStore, SqlDriver, SqlRow, SqlValue } from './driver.js';
 import { Transactions } from './transactions.js';
 
@@ -149,28 +150,62 @@ export class SqliteWasmDriver implements SqlDriver {
   }
 
   visitRows(sql: string, params: readonly SqlValue[], visit: (values: readonly SqlValue[]) => void): void {
-    const { capi, wasm } = this.#sqlite3;
     try {
       const stmt = this.#statement(sql);
       try {
         if (params.length > 0) stmt.bind(params as SqlValue[]);
         const values: SqlValue[] = new Array<SqlValue>(stmt.columnCount);
-        while (stmt.step()) {
-          for (let i = 0; i < values.length; i++) {
-            if (capi.sqlite3_column_type(stmt, i) !== capi.SQLITE_BLOB) values[i] = stmt.get(i) as SqlValue;
-            else {
-              const at = capi.sqlite3_column_blob(stmt, i);
-              values[i] = wasm.heap8u().subarray(at, at + capi.sqlite3_column_bytes(stmt, i));
-            }
-          }
-          visit(values);
-        }
+        while (stmt.step()) visit(this.#row(stmt, values));
       } finally {
         stmt.reset(true);
       }
     } catch (cause) {
       throw toStorageError('SqlDriver.visitRows', cause);
     }
+  }
+
+  /** Through the C API, not the statement object's `bind`/`step`/`reset`, whose checks and conversions were most of a lookup's cost. */
+  visitByKey(sql: string, keys: readonly number[], visit: (key: number, values: readonly SqlValue[]) => void): void {
+    const { capi } = this.#sqlite3;
+    try {
+      const stmt = this.#statement(sql);
+      const at = stmt.pointer!;
+      const values: SqlValue[] = new Array<SqlValue>(stmt.columnCount);
+      for (const key of keys) {
+        checkIntInRange('SqlDriver.visitByKey', 'key', key, INT32_MIN, INT32_MAX);
+        try {
+          capi.sqlite3_bind_int(at, 1, key);
+          let rc: number;
+          while ((rc = capi.sqlite3_step(at)) === capi.SQLITE_ROW) visit(key, this.#row(stmt, values));
+          if (rc !== capi.SQLITE_DONE) throw new Error(`${capi.sqlite3_js_rc_str(rc)}: ${capi.sqlite3_errmsg(this.#db.pointer!)}`);
+        } finally {
+          capi.sqlite3_reset(at);
+        }
+      }
+      capi.sqlite3_clear_bindings(at);
+    } catch (cause) {
+      throw toStorageError('SqlDriver.visitByKey', cause);
+    }
+  }
+
+  /**
+   * The current row's values into `values`, read through the C API (the statement object's `get`
+   * refuses a row its own `step` did not return): blobs as views of SQLite's memory (see
+   * `visitRows`), integers as numbers (exact to 2⁵³, past every number the schema keeps).
+   */
+  #row(stmt: PreparedStatement, values: SqlValue[]): SqlValue[] {
+    const { capi, wasm } = this.#sqlite3;
+    for (let i = 0; i < values.length; i++) {
+      const type = capi.sqlite3_column_type(stmt, i);
+      if (type === capi.SQLITE_TEXT) values[i] = capi.sqlite3_column_text(stmt, i);
+      else if (type === capi.SQLITE_INTEGER || type === capi.SQLITE_FLOAT) values[i] = capi.sqlite3_column_double(stmt, i);
+      else if (type === capi.SQLITE_NULL) values[i] = null;
+      else {
+        const at = capi.sqlite3_column_blob(stmt, i);
+        values[i] = wasm.heap8u().subarray(at, at + capi.sqlite3_column_bytes(stmt, i));
+      }
+    }
+    return values;
   }
 
   transaction<T>(fn: () => T): T {
