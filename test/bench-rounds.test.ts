@@ -16,7 +16,7 @@ function round(rss: number, latencyMs: number[], extra: Partial<ChildResult> = {
     memoryAfterBuild: { rss: rss + 40, heapUsed: rss, external: rss / 4, arrayBuffers: 1 },
     persistedBytes: null,
     coldOpenMs: rss * 2,
-    modes: [{ name: 'hybrid', kind: 'hybrid', latencyMs, ids: latencyMs.map((_, i) => [`first-${i}`]) }],
+    modes: [{ name: 'hybrid', kind: 'hybrid', latencyMs, warmupLatencyMs: latencyMs.map((l) => 10 * l), ids: latencyMs.map((_, i) => [`first-${i}`]) }],
     notes: ['a'],
     ...extra,
   };
@@ -26,6 +26,7 @@ describe('pooled rounds', () => {
   it('keeps every latency, the first round\'s ids, and the medians of the rest', () => {
     const merged = pooled([round(300, [1, 2]), round(100, [3, 4], { notes: ['a', 'b'] }), round(200, [5, 6])]);
     expect(merged.modes[0]!.latencyMs).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(merged.modes[0]!.warmupLatencyMs).toEqual([10, 20, 30, 40, 50, 60]);
     expect(merged.modes[0]!.ids).toEqual([['first-0'], ['first-1']]);
     expect(merged.memory).toEqual({ rss: 200, heapUsed: 100, external: 50, arrayBuffers: 0 });
     expect(merged.memoryAfterBuild).toEqual({ rss: 240, heapUsed: 200, external: 50, arrayBuffers: 1 });

@@ -35,6 +35,8 @@ export interface ModeResult {
   system: string;
   kind: string;
   latency: Summary;
+  /** The warm-up pass's latencies (absent in reports written before it was kept). */
+  warmupLatency?: Summary;
   /** Vector modes: overlap of their top 10 with the exact (float64) top 10. */
   recallAt10: number | null;
 }
@@ -158,7 +160,7 @@ export function pooled(rounds: readonly ChildResult[]): ChildResult {
     coldOpenMs: median((r) => r.coldOpenMs),
     memory: memory((r) => r.memory),
     memoryAfterBuild: memory((r) => r.memoryAfterBuild),
-    modes: first.modes.map((m, i) => ({ ...m, latencyMs: rounds.flatMap((r) => r.modes[i]!.latencyMs) })),
+    modes: first.modes.map((m, i) => ({ ...m, latencyMs: rounds.flatMap((r) => r.modes[i]!.latencyMs), warmupLatencyMs: rounds.flatMap((r) => r.modes[i]!.warmupLatencyMs) })),
     notes: [...new Set(rounds.flatMap((r) => r.notes))],
   };
 }
@@ -179,6 +181,7 @@ export function modeResults(r: ChildResult, truth: ReadonlyArray<ReadonlySet<str
     system: r.system,
     kind: m.kind,
     latency: summarize(m.latencyMs),
+    warmupLatency: summarize(m.warmupLatencyMs),
     recallAt10: m.kind === 'vector' ? m.ids.reduce((s, ids, i) => s + ids.filter((id) => truth[i]!.has(id)).length / K, 0) / truth.length : null,
   }));
 }

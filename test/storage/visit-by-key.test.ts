@@ -55,7 +55,7 @@ describe.each(drivers)('visitByKey (%s)', (_, open) => {
     const db = await open();
     try {
       db.exec('CREATE TABLE e (src INTEGER, dst INTEGER)');
-      for (const [src, dst] of [[1, 10], [2, 20], [1, 11], [1, 12]]) db.exec('INSERT INTO e VALUES (?, ?)', [src, dst]);
+      for (const [src, dst] of [[1, 10], [2, 20], [1, 11], [1, 12]] as const) db.exec('INSERT INTO e VALUES (?, ?)', [src, dst]);
       expect(visited(db, 'SELECT dst FROM e WHERE src = ? ORDER BY dst', [1, 3, 2])).toEqual([[1, [10]], [1, [11]], [1, [12]], [2, [20]]]);
     } finally {
       db.close();
