@@ -73,8 +73,8 @@ function order(count: number, name: string): number[] {
  * so no mode meets a query the previous mode has just warmed the caches for. The whole set runs
  * twice in these turns: a warm-up pass, then the measured one. A pass of ten queries per mode was
  * too short for a JIT to settle: HybridMind's 10k hybrid p50 still fell from 0.93 to 0.76 ms
- * between the first and last quarter of the 200 measured queries, Orama's not at all (7.4, 7.0,
- * 8.5, 7.4 ms); the warm-up pass's latencies are kept and reported beside the measured ones.
+ * between the first and last quarter of the 200 measured queries, while Orama's showed no trend
+ * (7.4, 7.0, 8.5, 7.4 ms); the warm-up pass's latencies are kept and reported beside the measured ones.
  */
 async function runModes(built: Built, queries: readonly SpeedQuery[]): Promise<ModeRun[]> {
   const runs = built.modes.map((m) => ({ mode: m, order: order(queries.length, m.name), warmupLatencyMs: new Array<number>(queries.length), latencyMs: new Array<number>(queries.length), ids: new Array<string[]>(queries.length) }));
