@@ -155,7 +155,7 @@ export class SqliteWasmDriver implements SqlDriver {
       try {
         if (params.length > 0) stmt.bind(params as SqlValue[]);
         const values: SqlValue[] = new Array<SqlValue>(stmt.columnCount);
-        while (stmt.step()) visit(this.#row(stmt, values));
+        while (stmt.step()) visit(this.#row(stmt.pointer!, values));
       } finally {
         stmt.reset(true);
       }
@@ -176,7 +176,7 @@ export class SqliteWasmDriver implements SqlDriver {
         try {
           capi.sqlite3_bind_int(at, 1, key);
           let rc: number;
-          while ((rc = capi.sqlite3_step(at)) === capi.SQLITE_ROW) visit(key, this.#row(stmt, values));
+          while ((rc = capi.sqlite3_step(at)) === capi.SQLITE_ROW) visit(key, this.#row(at, values));
           if (rc !== capi.SQLITE_DONE) throw new Error(`${capi.sqlite3_js_rc_str(rc)}: ${capi.sqlite3_errmsg(this.#db.pointer!)}`);
         } finally {
           capi.sqlite3_reset(at);
@@ -191,9 +191,10 @@ export class SqliteWasmDriver implements SqlDriver {
   /**
    * The current row's values into `values`, read through the C API (the statement object's `get`
    * refuses a row its own `step` did not return): blobs as views of SQLite's memory (see
-   * `visitRows`), integers as numbers (exact to 2⁵³, past every number the schema keeps).
+   * `visitRows`), integers as numbers (exact to 2⁵³, past every number the schema keeps). By the
+   * statement's pointer: handed the object, every call's argument adapter reads its `pointer`.
    */
-  #row(stmt: PreparedStatement, values: SqlValue[]): SqlValue[] {
+  #row(stmt: number, values: SqlValue[]): SqlValue[] {
     const { capi, wasm } = this.#sqlite3;
     for (let i = 0; i < values.length; i++) {
       const type = capi.sqlite3_column_type(stmt, i);

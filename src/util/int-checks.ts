@@ -1,13 +1,13 @@
 import { invalid } from '../errors.js';
 
-/**
- * The one integer-argument rule, below every layer that checks one (legs, embedders, storage and
- * the memory facade), so each says the same thing for the same mistake.
- */
 /** What an int32 parameter (a row number bound as SQLite's `int`) holds. */
 export const INT32_MIN = -0x8000_0000;
 export const INT32_MAX = 0x7fff_ffff;
 
+/**
+ * The one integer-argument rule, below every layer that checks one (legs, embedders, storage and
+ * the memory facade), so each says the same thing for the same mistake.
+ */
 export function checkIntInRange(method: string, name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
     throw invalid(method, `${name} must be ${rangeText(min, max)}`, value);
