@@ -1,4 +1,4 @@
-import { recordedBy, statusAt } from '../legs/time/temporal.js';
+import { recordedBy, statusAt, type Temporal } from '../legs/time/temporal.js';
 import type { MemoryRow } from '../storage/repository.js';
 import { denseLimit } from '../util/number-positions.js';
 import { CatalogBase } from './catalog-base.js';
@@ -117,6 +117,28 @@ export class Catalog {
     const n = live.length;
     // recordedBy and statusAt over the columns (validTo is NaN where the entry has null, so "not ended by then" is !(≤)).
     return (no) => no < n && live[no] === 1 && (!asOf || createdAt[no]! <= reference) && (includeHistorical || (validFrom[no]! <= reference && !(validTo[no]! <= reference)));
+  }
+
+  /**
+   * What the time leg reads of each of its ~300 candidates, from the columns when the numbers are
+   * dense (as `acceptor`): one object refilled per call, valid until the next, instead of a map
+   * lookup and an entry object per memory. Otherwise, and for a number the columns do not hold
+   * (so an unknown one still throws), the entry itself.
+   */
+  temporalReader(): (no: number) => Temporal {
+    const c = this.#columnsIfDense();
+    if (c === null) return (no) => this.entry(no);
+    const { live, createdAt, validFrom, validTo } = c;
+    const n = live.length;
+    const read: Temporal = { createdAt: 0, validFrom: 0, validTo: null };
+    return (no) => {
+      if (!(no < n && live[no] === 1)) return this.entry(no);
+      read.createdAt = createdAt[no]!;
+      read.validFrom = validFrom[no]!;
+      const to = validTo[no]!;
+      read.validTo = Number.isNaN(to) ? null : to;
+      return read;
+    };
   }
 
   /**

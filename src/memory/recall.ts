@@ -131,7 +131,7 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
   let time: TimeRanked[] | null = null;
   if (o.mode === 'hybrid') {
     const candidates = candidatesOf([vector, lexical, graph, entity]);
-    time = weighByTime(candidates, (no) => parts.catalog.entry(no), reference, o.halfLifeDays);
+    time = weighByTime(candidates, parts.catalog.temporalReader(), reference, o.halfLifeDays);
   }
   return {
     vector: o.mode === 'hybrid' || o.mode === 'vector' ? vector : null,

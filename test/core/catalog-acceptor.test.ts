@@ -39,6 +39,19 @@ function expected(catalog: Catalog, no: number, reference: number, asOf: boolean
 }
 
 function agrees(catalog: Catalog, nos: number[], r: () => number): void {
+  // The time leg's reader: the entry's own times for every memory held, the entry's error otherwise.
+  const read = catalog.temporalReader();
+  for (const no of nos) {
+    const e = catalog.get(no);
+    if (!e) {
+      expect(() => read(no)).toThrow(/no memory number/);
+      continue;
+    }
+    const t = read(no);
+    if (t.createdAt !== e.createdAt || t.validFrom !== e.validFrom || t.validTo !== e.validTo) {
+      throw new Error(`no ${no}: read ${JSON.stringify(t)}, the entry has ${JSON.stringify({ createdAt: e.createdAt, validFrom: e.validFrom, validTo: e.validTo })}`);
+    }
+  }
   for (let q = 0; q < 20; q++) {
     const reference = Math.floor(r() * 160) * DAY;
     const asOf = r() < 0.5;
@@ -52,7 +65,7 @@ function agrees(catalog: Catalog, nos: number[], r: () => number): void {
   }
 }
 
-describe('Catalog.acceptor', () => {
+describe('Catalog.acceptor and temporalReader', () => {
   it('agrees with the entries through stores, changes, forgets and growth past the columns', () => {
     const r = rng(7);
     const catalog = new Catalog();
