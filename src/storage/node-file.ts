@@ -73,11 +73,13 @@ function toStorageError(method: string, cause: unknown): HybridMindError {
 
 /** Blobs come back as Node Buffers that may share a pool; callers get their own bytes at offset 0, as from SQLite-WASM. */
 function fromSqlite(row: Record<string, unknown>): SqlRow {
-  for (const key in row) {
-    const value = row[key];
-    if (value instanceof Uint8Array) row[key] = Uint8Array.prototype.slice.call(value);
-  }
+  for (const key in row) row[key] = ownBytes(row[key]);
   return row as SqlRow;
+}
+
+/** A blob as bytes of its own: better-sqlite3 hands out Buffers that may share one pool. */
+function ownBytes(value: unknown): unknown {
+  return value instanceof Uint8Array ? Uint8Array.prototype.slice.call(value) : value;
 }
 
 /**
@@ -211,8 +213,7 @@ export class SqliteFileDriver implements SqlDriver {
       for (const key of keys) {
         checkIntInRange('SqlDriver.visitByKey', 'key', key, INT32_MIN, INT32_MAX);
         for (const values of stmt.all(key)) {
-          for (let i = 0; i < values.length; i++) if (values[i] instanceof Uint8Array) values[i] = Uint8Array.prototype.slice.call(values[i]);
-          visit(key, values as SqlValue[]);
+          visit(key, values.map(ownBytes) as SqlValue[]);
         }
       }
     } catch (cause) {

@@ -23,6 +23,26 @@ const drivers: Array<[string, () => Promise<SqlDriver>]> = [
 /** Blobs may be views valid only during the call (or Buffers): copied to plain arrays, as a caller that keeps them does. */
 const plain = (values: readonly SqlValue[]): SqlValue[] => values.map((v) => (v instanceof Uint8Array ? new Uint8Array(v) : v));
 
+/** Runs `use` on a new database of this driver, closed after. */
+async function withDb(open: () => Promise<SqlDriver>, use: (db: SqlDriver) => void): Promise<void> {
+  const db = await open();
+  try {
+    use(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** What `fn` threw, or null. */
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return null;
+}
+
 function visited(db: SqlDriver, sql: string, keys: number[]): Array<[number, SqlValue[]]> {
   const rows: Array<[number, SqlValue[]]> = [];
   db.visitByKey!(sql, keys, (key, values) => rows.push([key, plain(values)]));
@@ -30,9 +50,8 @@ function visited(db: SqlDriver, sql: string, keys: number[]): Array<[number, Sql
 }
 
 describe.each(drivers)('visitByKey (%s)', (_, open) => {
-  it('hands each key its rows, in the order of the keys, with every value type as all() reads it', async () => {
-    const db = await open();
-    try {
+  it('hands each key its rows, in the order of the keys, with every value type as all() reads it', () =>
+    withDb(open, (db) => {
       db.exec('CREATE TABLE t (no INTEGER PRIMARY KEY, text TEXT, n INTEGER, r REAL, b BLOB, z)');
       db.exec('INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)', [7, 'sept — ✓', 1_700_000_000_000, 0.25, new Uint8Array([1, 2, 3]), null]);
       db.exec('INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)', [-3, '', -42, -1.5, new Uint8Array(0), 'x']);
@@ -46,36 +65,21 @@ describe.each(drivers)('visitByKey (%s)', (_, open) => {
       // The cached statement again, with fewer keys and none: nothing of the last call's binding stays.
       expect(visited(db, sql, [-3]).map(([key, values]) => [key, values[0]])).toEqual([[-3, '']]);
       expect(visited(db, sql, [])).toEqual([]);
-    } finally {
-      db.close();
-    }
-  });
+    }));
 
-  it('hands a key every row its statement returns', async () => {
-    const db = await open();
-    try {
+  it('hands a key every row its statement returns', () =>
+    withDb(open, (db) => {
       db.exec('CREATE TABLE e (src INTEGER, dst INTEGER)');
       for (const [src, dst] of [[1, 10], [2, 20], [1, 11], [1, 12]] as const) db.exec('INSERT INTO e VALUES (?, ?)', [src, dst]);
       expect(visited(db, 'SELECT dst FROM e WHERE src = ? ORDER BY dst', [1, 3, 2])).toEqual([[1, [10]], [1, [11]], [1, [12]], [2, [20]]]);
-    } finally {
-      db.close();
-    }
-  });
+    }));
 
-  it('refuses a key that is not an int32, and reports SQL errors as STORAGE naming the method', async () => {
-    const db = await open();
-    try {
+  it('refuses a key that is not an int32, and reports SQL errors as STORAGE naming the method', () =>
+    withDb(open, (db) => {
       db.exec('CREATE TABLE t (no INTEGER PRIMARY KEY, text TEXT)');
       db.exec("INSERT INTO t VALUES (1, 'one')");
       for (const key of [1.5, 2 ** 31, Number.NaN]) {
-        const error = (() => {
-          try {
-            visited(db, 'SELECT text FROM t WHERE no = ?', [1, key]);
-          } catch (e) {
-            return e;
-          }
-          return null;
-        })();
+        const error = thrown(() => visited(db, 'SELECT text FROM t WHERE no = ?', [1, key]));
         expect(error).toBeInstanceOf(HybridMindError);
         expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
         expect((error as Error).message).toContain('SqlDriver.visitByKey');
@@ -83,14 +87,8 @@ describe.each(drivers)('visitByKey (%s)', (_, open) => {
       }
       // The refused call left the statement usable.
       expect(visited(db, 'SELECT text FROM t WHERE no = ?', [1])).toEqual([[1, ['one']]]);
-      expect(() => visited(db, 'SELECT text FROM missing WHERE no = ?', [1])).toThrow(/SqlDriver\.visitByKey.*missing|missing/);
-      try {
-        visited(db, 'SELECT text FROM missing WHERE no = ?', [1]);
-      } catch (e) {
-        expect(e).toMatchObject({ code: 'STORAGE', method: 'SqlDriver.visitByKey' });
-      }
-    } finally {
-      db.close();
-    }
-  });
+      const error = thrown(() => visited(db, 'SELECT text FROM missing WHERE no = ?', [1]));
+      expect(error).toMatchObject({ code: 'STORAGE', method: 'SqlDriver.visitByKey' });
+      expect((error as Error).message).toMatch(/missing/);
+    }));
 });
