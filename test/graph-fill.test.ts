@@ -216,27 +216,6 @@ describe('a graph leg filled in the background', () => {
     }
   });
 
-  it('counts its edges by type only once the fill has taken them all, and not after a stopped fill', async () => {
-    const edges = Array.from({ length: 30 }, (_, i) => edge(i, i % 10, (i * 3 + 1) % 10, TYPES[i % 3]!));
-    const byType = (list: readonly GraphEdge[]) => Object.fromEntries(TYPES.map((t) => [t, list.filter((e) => e.type === t).length]).filter(([, n]) => n !== 0).sort());
-    const source = new ArraySource(edges, 4);
-    const graph = filling(10, source);
-    expect(graph.edgeTypeCounts()).toBeNull();
-    await settled();
-    expect(graph.edgeTypeCounts()).toEqual(byType(edges));
-    graph.removeEdge(edges[0]!.id);
-    graph.removeNode(3);
-    graph.addEdge('extra', 1, 2, { type: 'SUPERSEDES', weight: 1, createdAt: 1 });
-    const left = [...edges.slice(1).filter((e) => e.from !== 3 && e.to !== 3), edge(99, 1, 2, 'SUPERSEDES')];
-    expect(graph.edgeTypeCounts()).toEqual(byType(left));
-    graph.clear();
-    expect(graph.edgeTypeCounts()).toEqual({});
-    const stopped = filling(10, new ArraySource(edges, 4));
-    stopped.stop();
-    expect(stopped.edgeTypeCounts()).toBeNull();
-    expect(complete(10, []).edgeTypeCounts()).toEqual({});
-  });
-
   it('does not add twice an edge a change added before the fill reached it', () => {
     const edges = [edge(0, 0, 1, 'DEPENDS_ON'), edge(1, 1, 2, 'DEPENDS_ON')];
     const source = new ArraySource(edges);

@@ -221,8 +221,6 @@ export interface GraphLeg {
   fill?(source: EdgeSource, logger: Logger): void;
   /** Stops a fill (the database is about to close). */
   stop?(): void;
-  /** Edges held per type, keys in order; null while it may not hold every edge of the store (a fill is not done). */
-  edgeTypeCounts?(): Record<string, number> | null;
 }
 
 /** How the entity walk runs. */

@@ -304,8 +304,7 @@ export class MemoryCore {
     const { catalog, vector } = this.#indexes;
     const current = catalog.countCurrent(this.#now());
     const semantic = this.#indexes.semantic;
-    // Counted by SQLite while the graph leg's background fill has not taken every edge (its size would take them at once).
-    const edgeTypes = this.#indexes.graph.edgeTypeCounts?.() ?? this.#repo.edgeTypeCounts();
+    const edgeTypes = this.#indexes.edgeTypes.read(() => this.#repo.edgeTypeCounts());
     return {
       memories: catalog.size,
       edges: Object.values(edgeTypes).reduce((sum, n) => sum + n, 0),

@@ -8,6 +8,7 @@ import { afterOpen, inSlices, now } from '../util/slices.js';
 import { AutoEdges, sessionOf, type ResolvedAutoEdges } from './auto-edges.js';
 import { Catalog } from './catalog.js';
 import { CATALOG } from './saved-catalog.js';
+import { EDGE_TYPES, EdgeTypeCounts } from './edge-type-counts.js';
 import { ENTITIES, LEXICAL, loadSaved, QUANTIZED, save, saveBytes, savedParts, storeStamp } from './saved-lexical.js';
 import { joinParts, type PartedBytes } from '../util/parted-bytes.js';
 import { readAll } from './read-store.js';
@@ -15,7 +16,7 @@ import type { NeighbourAveraging } from './neighbour-averaging.js';
 import type { RecallParts } from './recall.js';
 
 /** Every name the indexes save a derived value under: a store that keeps them in files opens one per name. */
-export const DERIVED_NAMES: readonly string[] = [LEXICAL.name, ENTITIES.name, CATALOG.name, QUANTIZED];
+export const DERIVED_NAMES: readonly string[] = [LEXICAL.name, ENTITIES.name, CATALOG.name, EDGE_TYPES.name, QUANTIZED];
 
 export interface IndexOptions {
   /** Where every leg index comes from (chosen by the entry point). */
@@ -34,6 +35,8 @@ export interface IndexOptions {
  */
 export class Indexes implements RecallParts {
   readonly catalog = new Catalog();
+  /** The store's edges per type, for `stats()`. */
+  readonly edgeTypes = new EdgeTypeCounts();
   lexical: LexicalIndex;
   readonly graph: GraphLeg;
   /** Memories by the entities their text names: what the graph leg walks when no edge leads on. */
@@ -129,8 +132,14 @@ export class Indexes implements RecallParts {
       }
     }
     // The store's own edges come in the background on an open; a restore's must all be in first.
-    if (source === this.repository && this.graph.fill) this.graph.fill(storedEdges(source.db), logger);
-    else for (const edge of rows.edges()) this.addEdge(edge);
+    if (source === this.repository && this.graph.fill) {
+      this.graph.fill(storedEdges(source.db), logger);
+      const saved = stamp && loadSaved(this.repository, EDGE_TYPES, this.#legs, stamp, logger);
+      if (saved) this.edgeTypes.start(saved.types);
+    } else {
+      this.edgeTypes.start();
+      for (const edge of rows.edges()) this.addEdge(edge);
+    }
     if (stamp && lexical && entities && catalog && (quantized || !this.vector?.saveQuantized)) this.#savedStamp = stamp.key;
     if (catalog) this.#warmLater();
   }
@@ -219,6 +228,7 @@ export class Indexes implements RecallParts {
     yield;
     save(this.repository, ENTITIES, stamp, this.entities);
     saveBytes(this.repository, CATALOG.name, stamp, this.catalog.save());
+    saveBytes(this.repository, EDGE_TYPES.name, stamp, this.edgeTypes.save(stamp.memories, () => this.repository.edgeTypeCounts()));
     yield;
     const quantized = this.vector?.saveQuantized?.() ?? null;
     if (quantized) saveBytes(this.repository, QUANTIZED, stamp, quantized);
@@ -267,12 +277,20 @@ export class Indexes implements RecallParts {
     this.vector?.remove(no);
   }
 
+  /** A committed edge (or, in `rebuild`, one the store holds). */
   addEdge(edge: GraphEdgeRow): void {
     this.graph.addEdge(edge.id, Number(edge.src), Number(edge.dst), {
       type: edge.type,
       weight: Number(edge.weight),
       createdAt: Number(edge.created_at),
     });
+    this.edgeTypes.change(edge.type, 1);
+  }
+
+  /** An edge whose row was deleted. */
+  removeEdge(edge: Pick<GraphEdgeRow, 'id' | 'type'>): void {
+    this.graph.removeEdge(edge.id);
+    this.edgeTypes.change(edge.type, -1);
   }
 
   setVector(no: number, vector: Float32Array): void {
@@ -281,6 +299,7 @@ export class Indexes implements RecallParts {
 
   clear(): void {
     this.catalog.clear();
+    this.edgeTypes.forget();
     this.lexical.clear();
     this.graph.clear();
     this.entities.clear();

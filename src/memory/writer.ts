@@ -286,7 +286,7 @@ export class Writer {
   }
 
   #afterEdgeDropped(edge: EdgeRow): void {
-    this.#indexes.graph.removeEdge(edge.id);
+    this.#indexes.removeEdge(edge);
     const target = this.#repo.memoryByNo(Number(edge.dst));
     if (target) this.#indexes.catalog.set(target);
   }

@@ -11,6 +11,7 @@ import { DEFAULT_SAVE_AFTER_MS, resolveSaveDelay } from '../../src/memory/quiet-
 import { SqliteFileDriver } from '../../src/storage/node-file.js';
 import { clusteredVectors } from '../support/clustered-vectors.js';
 import { ids, openMemory, recorder } from '../support/memory.js';
+import { notingDriver } from '../support/noting-driver.js';
 
 const SAVED = 'saved the derived indexes after writes went quiet';
 const vectors = clusteredVectors(60, { dim: 32, seed: 5 });
@@ -47,7 +48,7 @@ describe('saving the derived indexes when writes go quiet', () => {
     await until(() => log.messages.includes(SAVED));
     const stamps = () => driver.all<{ name: string; stamp: string }>("SELECT name, stamp FROM derived_index WHERE name NOT LIKE '%#%' ORDER BY name");
     const first = stamps();
-    expect(first.map((r) => r.name)).toEqual(['catalog', 'entities', 'lexical', 'quantized']);
+    expect(first.map((r) => r.name)).toEqual(['catalog', 'edge-types', 'entities', 'lexical', 'quantized']);
 
     await mem.storeMany(items.slice(40));
     await until(() => log.messages.filter((m) => m === SAVED).length === 2);
@@ -143,16 +144,7 @@ describe('saving the derived indexes when writes go quiet', () => {
 
   it('saves the derived indexes at close into a file, and writes nothing into an in-memory database about to close', async () => {
     /** The driver, recording every statement that writes a saved index. */
-    const recording = (inner: SqlDriver, saves: string[]): SqlDriver => {
-      const note = (sql: string) => /INTO (derived_index|ann_index)/.test(sql) && saves.push(sql);
-      return {
-        name: inner.name,
-        exec: (sql, params) => (note(sql), inner.exec(sql, params)),
-        all: (sql, params) => (note(sql), inner.all(sql, params)),
-        transaction: (fn) => inner.transaction(fn),
-        close: () => inner.close(),
-      };
-    };
+    const recording = (inner: SqlDriver, saves: string[]) => notingDriver(inner, /INTO (derived_index|ann_index)/, saves);
     const annVectors = clusteredVectors(240, { dim: 32, seed: 7 });
     const annItems = annVectors.map((embedding, i) => ({ id: `c${i}`, text: `closing note ${i}`, embedding }));
     for (const inFile of [false, true]) {
@@ -250,10 +242,10 @@ describe('saving the derived indexes when writes go quiet', () => {
     setImmediate(tick);
     await until(() => log.messages.includes(SAVED));
     ticking = false;
-    expect(events.filter((e) => e !== 'tick')).toEqual(['lexical', 'entities', 'catalog', 'quantized']);
+    expect(events.filter((e) => e !== 'tick')).toEqual(['lexical', 'entities', 'catalog', 'edge-types', 'quantized']);
     const between = (from: string, to: string) => events.slice(events.indexOf(from), events.indexOf(to));
     expect(between('lexical', 'entities')).toContain('tick');
-    expect(between('catalog', 'quantized')).toContain('tick');
+    expect(between('edge-types', 'quantized')).toContain('tick');
   });
 
   it('stops a quiet save that a write overtakes, and saves again once that write goes quiet', async () => {
@@ -271,12 +263,12 @@ describe('saving the derived indexes when writes go quiet', () => {
     mem = await openMemory({ storage: driver, embedder: null, saveIndexesAfterMs: 10, logger: log.logger });
     await mem.storeMany(items.slice(0, 49));
     await until(() => log.messages.includes(SAVED));
-    expect(events).toEqual(['lexical', 'lexical', 'entities', 'catalog', 'quantized']);
+    expect(events).toEqual(['lexical', 'lexical', 'entities', 'catalog', 'edge-types', 'quantized']);
     expect(log.messages.filter((m) => m === SAVED)).toHaveLength(1);
     const expected = await answers(mem);
     await mem.close();
     // The quiet save left nothing for close to write.
-    expect(events).toHaveLength(5);
+    expect(events).toHaveLength(6);
     const reopenedLog = recorder();
     const reopened = await openMemory({ storage: path, embedder: null, logger: reopenedLog.logger });
     stores.push(reopened);

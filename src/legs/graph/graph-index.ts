@@ -27,10 +27,6 @@ export class GraphIndex implements GraphLeg {
   readonly #own: Set<number> | null;
   /** Where the edges not taken yet are, while a fill runs. */
   #source: EdgeSource | null = null;
-  /** Edges held per type, kept as they change (counting them in SQLite read all 50k edges of a 100k store: ~17 ms a `stats()`). */
-  readonly #types = new Map<string, number>();
-  /** A fill was stopped before it took every edge, so `#types` does not count the store's. */
-  #partial = false;
 
   /**
    * `nodes`: who the memories are, when the caller already keeps them (the store's catalog), so an
@@ -54,9 +50,7 @@ export class GraphIndex implements GraphLeg {
   removeNode(no: number): void {
     this.#own?.delete(no);
     const key = String(no);
-    if (!this.#graph.hasNode(key)) return;
-    this.#graph.forEachEdge(key, (_edge, attrs) => this.#count(attrs.type, -1));
-    this.#graph.dropNode(key);
+    if (this.#graph.hasNode(key)) this.#graph.dropNode(key);
   }
 
   addEdge(id: string, from: number, to: number, attributes: GraphEdgeAttributes): void {
@@ -65,35 +59,16 @@ export class GraphIndex implements GraphLeg {
     this.#graph.mergeNode(String(from), NO_ATTRIBUTES);
     this.#graph.mergeNode(String(to), NO_ATTRIBUTES);
     this.#graph.addDirectedEdgeWithKey(id, String(from), String(to), attributes);
-    this.#count(attributes.type, 1);
   }
 
   removeEdge(id: string): void {
-    if (!this.#graph.hasEdge(id)) return;
-    this.#count(this.#graph.getEdgeAttribute(id, 'type'), -1);
-    this.#graph.dropEdge(id);
+    if (this.#graph.hasEdge(id)) this.#graph.dropEdge(id);
   }
 
   clear(): void {
     this.#source = null;
-    this.#partial = false;
     this.#graph.clear();
-    this.#types.clear();
     this.#own?.clear();
-  }
-
-  /** Edges held per type, by type; null while a fill has not taken them all (the store counts them then). */
-  edgeTypeCounts(): Record<string, number> | null {
-    if (this.#source || this.#partial) return null;
-    const counts: Record<string, number> = {};
-    for (const type of [...this.#types.keys()].sort()) counts[type] = this.#types.get(type)!;
-    return counts;
-  }
-
-  #count(type: string, change: number): void {
-    const count = (this.#types.get(type) ?? 0) + change;
-    if (count === 0) this.#types.delete(type);
-    else this.#types.set(type, count);
   }
 
   /**
@@ -233,7 +208,6 @@ export class GraphIndex implements GraphLeg {
   }
 
   stop(): void {
-    if (this.#source) this.#partial = true;
     this.#source = null;
   }
 
