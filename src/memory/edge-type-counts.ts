@@ -1,6 +1,6 @@
 /**
  * The store's edges per type, as `stats()` reports them: counted by SQLite once (a scan of every
- * edge: ~17 ms at 50k edges in Node, 35–65 ms over OPFS in the browser worker) or read from the
+ * edge: 17–40 ms at 50k edges in Node, 35–65 ms over OPFS in the browser worker) or read from the
  * value a save left, then kept as edges are committed and removed. The graph leg cannot answer
  * right after an open: it takes its edges in the background, so each `stats()` there used to
  * scan the table again.

@@ -50,7 +50,7 @@ export class Indexes implements RecallParts {
   readonly #legs: LegFactory;
   readonly #logger: Logger;
   readonly #options: IndexOptions;
-  /** Stamp of the indexes saved in `derived_index` (lexical, entities, vector codes), when it matches the ones in memory. */
+  /** Stamp of the values saved in the derived store (lexical, entities, catalog, edge counts, vector codes), when it matches the ones in memory. */
   #savedStamp: string | null = null;
   /** The background warm-up running after an open (`#warmLater`); replaced or cleared to stop it. */
   #warming: object | null = null;
@@ -132,15 +132,15 @@ export class Indexes implements RecallParts {
       }
     }
     // The store's own edges come in the background on an open; a restore's must all be in first.
+    const edgeTypes = stamp && loadSaved(this.repository, EDGE_TYPES, this.#legs, stamp, logger);
     if (source === this.repository && this.graph.fill) {
       this.graph.fill(storedEdges(source.db), logger);
-      const saved = stamp && loadSaved(this.repository, EDGE_TYPES, this.#legs, stamp, logger);
-      if (saved) this.edgeTypes.start(saved.types);
+      if (edgeTypes) this.edgeTypes.start(edgeTypes.types);
     } else {
       this.edgeTypes.start();
       for (const edge of rows.edges()) this.addEdge(edge);
     }
-    if (stamp && lexical && entities && catalog && (quantized || !this.vector?.saveQuantized)) this.#savedStamp = stamp.key;
+    if (stamp && lexical && entities && catalog && edgeTypes && (quantized || !this.vector?.saveQuantized)) this.#savedStamp = stamp.key;
     if (catalog) this.#warmLater();
   }
 

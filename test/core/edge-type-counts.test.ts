@@ -68,6 +68,10 @@ describe('stats() counts edges by type', () => {
       expect(log.messages.some((m) => m.includes('edge counts could not be read')), saved).toBe(saved === 'garbage');
       expect((await mem.stats()).edgeTypes, saved).toEqual({ DEPENDS_ON: 2, RELATES_TO: 1, SUPERSEDES: 1 });
       expect(scans, saved).toHaveLength(1);
+      // Saved again without a write in between, so the next open has them.
+      const resaved = await SqliteWasmDriver.open({ bytes: await mem.exportDatabase() });
+      expect(decodeEdgeTypes(resaved.all<{ bytes: Uint8Array }>("SELECT bytes FROM derived_index WHERE name = 'edge-types'")[0]!.bytes).types, saved).toEqual(new Map([['DEPENDS_ON', 2], ['RELATES_TO', 1], ['SUPERSEDES', 1]]));
+      resaved.close();
       await mem.relate('d', 'a', 'DEPENDS_ON');
       await mem.forget('c');
       expect((await mem.stats()).edgeTypes, saved).toEqual(await countedBySqlite(mem));
