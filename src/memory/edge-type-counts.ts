@@ -39,7 +39,7 @@ export class EdgeTypeCounts {
     this.#types = new Map(types);
   }
 
-  /** Not known from now on (the content changed behind the writer's back). */
+  /** Not known from now on: the indexes were cleared (a close, or indexes a restore discards). */
   forget(): void {
     this.#types = null;
   }

@@ -30,7 +30,7 @@ async function savedStore(): Promise<Uint8Array> {
   }
 }
 
-/** What SQLite itself counts, by type, in `bytes`' database after the changes `mem` made. */
+/** What SQLite itself counts, by type, in `store`'s database as it is now. */
 async function countedBySqlite(store: HybridMemory): Promise<Record<string, number>> {
   const reopened = await SqliteWasmDriver.open({ bytes: await store.exportDatabase() });
   try {
