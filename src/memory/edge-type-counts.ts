@@ -5,8 +5,7 @@
  * right after an open: it takes its edges in the background, so each `stats()` there used to
  * scan the table again.
  */
-import type { Saved } from './saved-lexical.js';
-import { joined } from './saved-lexical.js';
+import { joined, type Saved } from './saved-lexical.js';
 
 /** Saved: how many memories the store held (the stamp's check, as for every saved value) and the counts. */
 export interface SavedEdgeTypes {
