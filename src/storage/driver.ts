@@ -32,8 +32,9 @@ export interface SqlDriver {
    * `visitRows` for a statement of one parameter, run once per key in turn, each row handed to
    * `visit` with its key; keys are int32 (row numbers). A few lookups by primary key this way skip
    * what one statement over a set of keys costs (the set bound as JSON, an ephemeral index, the
-   * binding's per-call work): a 10k recall's ten texts through SQLite-WASM took ~105 µs in one
-   * statement and ~55 µs as ten lookups. Optional: without it, callers ask in one statement.
+   * binding's per-call work): ten texts of a 10k store through SQLite-WASM took ~53 µs in one
+   * statement and ~22–29 µs as ten lookups through its raw exports. Optional: without it, callers
+   * ask in one statement.
    */
   visitByKey?(sql: string, keys: readonly number[], visit: (key: number, values: readonly SqlValue[]) => void): void;
   /** The whole database as bytes, if the backend can (used by snapshots). */
