@@ -244,9 +244,11 @@ export class SqliteWasmDriver implements SqlDriver {
       if (type === SQLITE_INTEGER || type === SQLITE_FLOAT) values[i] = raw.sqlite3_column_double(stmt, i);
       else if (type === SQLITE_NULL) values[i] = null;
       else {
-        // The pointer first: asking for it may convert the value, after which its byte count is the one that holds.
+        // The pointer, then the byte count, then the heap's view: asking for the pointer may convert
+        // the value (allocating, so growing the heap), after which its byte count is the one that holds.
         const at = type === SQLITE_TEXT ? raw.sqlite3_column_text(stmt, i) : raw.sqlite3_column_blob(stmt, i);
-        const view = this.#sqlite3.wasm.heap8u().subarray(at, at + raw.sqlite3_column_bytes(stmt, i));
+        const bytes = raw.sqlite3_column_bytes(stmt, i);
+        const view = this.#sqlite3.wasm.heap8u().subarray(at, at + bytes);
         values[i] = type === SQLITE_TEXT ? decodeText(view) : view;
       }
     }
