@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GraphIndex, PATH_NEARBY_EDGES } from '../src/legs/graph/graph-index.js';
 import type { Direction, EdgeSource, GraphEdge } from '../src/legs/types.js';
 import { recorder } from './support/memory.js';
+import { until } from './support/until.js';
 
 /**
  * A graph leg filled in the background (what an open does with the store's edges) answers every
@@ -73,7 +74,7 @@ function filling(nodes: number, source: ArraySource): GraphIndex {
   return graph;
 }
 
-const settled = () => new Promise((resolve) => setTimeout(resolve, 30));
+const filled = (source: ArraySource) => until(() => source.exhausted, 'the fill taking every edge');
 
 const graphs = fc
   .integer({ min: 2, max: 14 })
@@ -164,7 +165,7 @@ describe('a graph leg filled in the background', () => {
     const graph = new GraphIndex();
     for (let no = 0; no < 13; no++) graph.addNode(no);
     graph.fill(source, log.logger);
-    await settled();
+    await filled(source);
     expect(source.nextCalls).toBe(11);
     expect(log.messages.some((m) => m.startsWith('graph leg: took 40 edges'))).toBe(true);
     const asked = source.aroundCalls;
@@ -207,8 +208,7 @@ describe('a graph leg filled in the background', () => {
       }
       expect(source.nextCalls, change).toBe(0);
       for (let no = 0; no < 10; no++) expect(graph.walk([no], { depth: 3, direction: 'both' }), `${change} from ${no}, filling`).toEqual(full.walk([no], { depth: 3, direction: 'both' }));
-      await settled();
-      expect(source.exhausted, change).toBe(true);
+      await filled(source);
       const asked = source.aroundCalls;
       for (let no = 0; no < 10; no++) expect(graph.walk([no], { depth: 3, direction: 'both' }), `${change} from ${no}`).toEqual(full.walk([no], { depth: 3, direction: 'both' }));
       expect(source.aroundCalls, change).toBe(asked);
@@ -231,7 +231,10 @@ describe('a graph leg filled in the background', () => {
       const graph = filling(13, source);
       if (end === 'stop') graph.stop();
       else graph.clear();
-      await settled();
+      // A fill left running, started after this one, has taken every edge: this one had its chances.
+      const control = new ArraySource(edges, 1);
+      filling(13, control);
+      await filled(control);
       expect(source.nextCalls, end).toBe(0);
       expect(graph.size, end).toBe(0);
       expect(graph.walk([0], { depth: 2, direction: 'out' }).size, end).toBe(end === 'stop' ? 1 : 0);

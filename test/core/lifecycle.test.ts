@@ -3,6 +3,7 @@ import { HybridMemory, SqliteWasmDriver, type SqlDriver } from '../../src/index.
 import { HashEmbedder, hashVector } from '../support/hash-embedder.js';
 import { DAY, NOW, ids, openMemory, recorder } from '../support/memory.js';
 import { codeOf } from '../support/errors.js';
+import { until } from '../support/until.js';
 
 let mem: HybridMemory;
 afterEach(async () => mem?.close());
@@ -220,8 +221,7 @@ describe('persistence', () => {
     expect(stats).toMatchObject({ memories: 4, edges: 3, edgeTypes: { DEPENDS_ON: 2, SUPERSEDES: 1 }, current: 2, historical: 2, readiness: { stored: 0, lexical: 2, semantic: 2 } });
     // The fill then finishes on its own: stats() left it its edges.
     const filled = () => messages.some((m) => m.startsWith('graph leg: took 3 edges'));
-    for (let turn = 0; turn < 50 && !filled(); turn++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(filled()).toBe(true);
+    await until(filled, 'the graph leg taking its 3 edges');
     expect(await mem.stats()).toEqual(stats);
   });
 

@@ -12,6 +12,7 @@ import { SqliteFileDriver } from '../../src/storage/node-file.js';
 import { clusteredVectors } from '../support/clustered-vectors.js';
 import { ids, openMemory, recorder } from '../support/memory.js';
 import { notingDriver } from '../support/noting-driver.js';
+import { until } from '../support/until.js';
 
 const SAVED = 'saved the derived indexes after writes went quiet';
 const vectors = clusteredVectors(60, { dim: 32, seed: 5 });
@@ -26,11 +27,6 @@ afterEach(async () => {
 let dir: string;
 beforeAll(async () => (dir = await mkdtemp(join(tmpdir(), 'hybridmind-quiet-save-'))));
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-const until = async (done: () => boolean) => {
-  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(done()).toBe(true);
-};
 
 async function answers(mem: HybridMemory): Promise<string[][]> {
   const queries = ['OPS-107', 'billing service', 'search'];

@@ -8,6 +8,7 @@ import { encodeCatalog } from '../../src/memory/saved-catalog.js';
 import { readParts, writeParts } from '../../src/storage/blob-parts.js';
 import { openMemory, recorder } from '../support/memory.js';
 import { afterFirstSlice } from '../support/slices.js';
+import { until } from '../support/until.js';
 
 /**
  * A persisted store opens from its saved entity index and lexical index plus bulk reads of its
@@ -104,7 +105,7 @@ describe('saved indexes at open', () => {
     const log = recorder();
     const mem = await open(await SqliteWasmDriver.open({ bytes }), log.logger);
     const first = await answers(mem);
-    for (let i = 0; i < 50 && !log.messages.some((m) => m.startsWith("made the loaded catalog's id map")); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => log.messages.some((m) => m.startsWith("made the loaded catalog's id map")), "the catalog's id map");
     expect(log.messages.filter((m) => /^made the loaded catalog's id map in \d+ ms$/.test(m))).toHaveLength(1);
     expect(await answers(mem)).toEqual(first);
     expect(await answers(mem)).toEqual(await answers(await rebuilt(bytes)));
@@ -297,7 +298,7 @@ describe('batched writes and bulk reads', () => {
     expect(took(log.messages)).toEqual([]);
     await reopened.relate('step0', 'step59', 'RELATES_TO');
     await reopened.forget('step45');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => took(log.messages).length > 0, 'the graph leg taking its edges');
     expect(took(log.messages)).toEqual([expect.stringMatching(/^graph leg: took 58 edges in \d+ ms$/)]);
     for (const [i, [q, o]] of asks.entries()) expect(early[i]).toEqual(await mem.recall(q, o));
     await mem.relate('step0', 'step59', 'RELATES_TO');
