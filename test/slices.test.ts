@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { afterOpen, inSlices, nextSlice, OPEN_GRACE_MS } from '../src/util/slices.js';
+import { until as waitFor } from './support/until.js';
 
 type Globals = { setImmediate?: unknown; scheduler?: unknown };
 const g = globalThis as Globals;
@@ -50,6 +51,7 @@ describe('inSlices', () => {
     let done = 0;
     inSlices((until) => (steps.push(until), --left > 0), () => true, () => done++);
     expect(steps).toHaveLength(0);
+    await waitFor(() => done > 0);
     await settle();
     expect(steps).toHaveLength(3);
     expect(done).toBe(1);
@@ -64,6 +66,8 @@ describe('inSlices', () => {
       current = steps < 2;
       return true;
     }, () => current, () => done++);
+    await waitFor(() => steps >= 2);
+    // Then turns enough for a third slice, had the work gone on.
     await settle();
     expect(steps).toBe(2);
     expect(done).toBe(0);
