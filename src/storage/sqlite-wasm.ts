@@ -63,12 +63,31 @@ export function loadSqlite3(options: { sahpoolOnly?: boolean } = {}): Promise<Sq
       g.sqlite3ApiConfig = { disable: { vfs: { opfs: true, 'opfs-vfs': true, 'opfs-wl': true } } };
     }
     const init = sqlite3InitModule as unknown as (opts: object) => Promise<Sqlite3Static>;
-    modulePromise = init({ print: () => {}, printErr: () => {} }).catch((cause: unknown) => {
+    modulePromise = init({ print: () => {}, printErr: () => {} }).then(quietFailedSteps).catch((cause: unknown) => {
       modulePromise = undefined;
       throw new HybridMindError('STORAGE', 'HybridMemory.open', 'SQLite-WASM failed to load', { cause });
     });
   }
   return modulePromise;
+}
+
+/** The first argument of oo1's warning for a failing `step()` (see {@link quietFailedSteps}). */
+const FAILED_STEP = 'sqlite3_step() rc=';
+
+/**
+ * oo1's `step()` writes every failing statement to `config.warn` (the console unless the app set
+ * `sqlite3ApiConfig.warn`) and then throws: a corrupt file or a constraint would print to the
+ * user's console although the same code and SQLite's message reach the caller as this library's
+ * coded error. Only that line is dropped; the module's other warnings (a VFS that could not be
+ * installed) still go where the app's config sends them.
+ */
+function quietFailedSteps(sqlite3: Sqlite3Static): Sqlite3Static {
+  const config = (sqlite3 as unknown as { config: { warn: (...args: unknown[]) => void } }).config;
+  const warn = config.warn;
+  config.warn = (...args: unknown[]) => {
+    if (args[0] !== FAILED_STEP) warn(...args);
+  };
+  return sqlite3;
 }
 
 function toStorageError(method: string, cause: unknown): HybridMindError {
