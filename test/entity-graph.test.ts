@@ -4,6 +4,16 @@ import { EntityIndex } from '../src/legs/graph/entity-index.js';
 import { convexFusion, minMax } from '../src/fusion/score-fusion.js';
 
 describe('extractEntities', () => {
+  it('reads words the same whether their first and last characters are ASCII or not', () => {
+    // Possessives with either apostrophe, trailing `.'-`, capitals and digits outside ASCII.
+    expect(extractEntities("We met Buddy's coach and Buddy’s agent at Kings. Then Émile Zola and émile met Ōsaka Trading."))
+      .toEqual(['buddy', 'kings', 'then émile zola', 'émile zola', 'ōsaka trading']);
+    expect(extractEntities("The team of O'Neil- signed with Real Madrid'. ٣ Lions won; Straße Nord ran. Mr. Smith's Café Noir."))
+      .toEqual(["o'neil", 'real madrid', '٣ lions', 'lions', 'straße nord', 'nord', 'mr', 'smith café noir', 'café noir']);
+    expect(extractEntities("Apple's iPhone 15 beat Nokia’s 3310- in the U.S. market's share. ÆON Labs and Ça Va Corp's plan."))
+      .toEqual(['apple', 'nokia 3310', 'u.s', 'æon labs and ça va corp', 'labs and ça va corp', 'æon labs', 'ça va corp']);
+  });
+
   it('finds capitalised names, their parts around connectors, identifiers and quoted phrases', () => {
     const found = extractEntities('He plays for the Sacramento Kings of the NBA. See ADR-007 and "the blue plan" for Order #4821.');
     expect(found).toEqual(expect.arrayContaining(['sacramento kings of the nba', 'sacramento kings', 'nba', 'adr-007', '#4821', 'the blue plan']));
