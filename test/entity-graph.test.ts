@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractEntities } from '../src/legs/graph/entities.js';
 import { EntityIndex } from '../src/legs/graph/entity-index.js';
-import { convexFusion, minMax } from '../src/fusion/score-fusion.js';
+import { convexFusion, minMaxRange, minMaxScore } from '../src/fusion/score-fusion.js';
 
 describe('extractEntities', () => {
   it('reads words the same whether their first and last characters are ASCII or not', () => {
@@ -82,7 +82,10 @@ describe('EntityIndex.walk', () => {
 
 describe('convexFusion', () => {
   it('min-max normalises each list and sums weighted scores', () => {
-    expect(minMax([3, 2, 1])).toEqual([1, 0.5, 0]);
+    const { lo, span } = minMaxRange([3, 2, 1]);
+    expect([3, 2, 1].map((s) => minMaxScore(s, lo, span))).toEqual([1, 0.5, 0]);
+    expect(minMaxRange([2, 2])).toEqual({ lo: 2, span: 0 });
+    expect(minMaxScore(2, 2, 0)).toBe(1);
     const fused = convexFusion([
       { weight: 1, nos: [1, 2, 3], scores: [0.9, 0.5, 0.1] },
       { weight: 2, nos: [3, 1], scores: [10, 5] },

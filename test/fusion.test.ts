@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { linearFusion } from '../src/fusion/linear.js';
 import { reciprocalRankFusion, sortFused, type RankedList } from '../src/fusion/rrf.js';
+import { convexFusion, type ScoredList } from '../src/fusion/score-fusion.js';
+import { ScoreTable } from '../src/fusion/score-table.js';
 
 /** A ranked list is a permutation of some distinct document numbers. */
 const rankedList = fc.record({
@@ -92,6 +94,82 @@ describe('sortFused with a limit', () => {
           expect(sortFused(scores, tieBreak, limit)).toEqual(sortFused(scores, tieBreak).slice(0, limit));
         },
       ),
+    );
+  });
+});
+
+describe('ScoreTable', () => {
+  // Small and large numbers, negatives and numbers past 2³² (Postgres bigserials), with repeats.
+  const number = fc.oneof(fc.integer({ min: -5, max: 60 }), fc.integer({ min: 2 ** 31 - 3, max: 2 ** 31 + 3 }), fc.integer({ min: 2 ** 32 - 2, max: 2 ** 53 - 1 }));
+
+  it('sums as a Map does, in the order numbers were first added, across resets and growth', () => {
+    const table = new ScoreTable();
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.tuple(number, fc.double({ min: -10, max: 10, noNaN: true })), { maxLength: 1500 }), { minLength: 1, maxLength: 4 }), (uses) => {
+        for (const adds of uses) {
+          table.reset(adds.length);
+          const expected = new Map<number, number>();
+          for (const [no, value] of adds) {
+            table.add(no, value);
+            expected.set(no, (expected.get(no) ?? 0) + value);
+          }
+          const seen: Array<[number, number]> = [];
+          table.forEach((score, no) => seen.push([no, score]));
+          expect(table.size).toBe(expected.size);
+          expect(seen).toEqual([...expected]);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('refuses more entries than it was reset for past its room, rather than overwrite one', () => {
+    const table = new ScoreTable();
+    table.reset(1);
+    for (let no = 1; no <= 512; no++) table.add(no, 1);
+    expect(() => table.add(513, 1)).toThrow(RangeError);
+    table.reset(513);
+    for (let no = 1; no <= 513; no++) table.add(no, 1);
+    expect(table.size).toBe(513);
+  });
+});
+
+describe('convexFusion', () => {
+  /** The definition written plainly, with a Map, for the fused scores to match bit for bit. */
+  function naiveConvex(ls: ScoredList[]): Map<number, number> {
+    const fused = new Map<number, number>();
+    for (const l of ls) {
+      if (l.weight === 0 || l.nos.length === 0) continue;
+      const [lo, hi] = [Math.min(...l.scores), Math.max(...l.scores)];
+      const normalised = l.bounded ? l.scores : l.scores.map((s) => (hi > lo ? (s - lo) / (hi - lo) : 1));
+      l.nos.forEach((no, i) => fused.set(no, (fused.get(no) ?? 0) + l.weight * normalised[i]! * (l.confidence?.[i] ?? 1)));
+    }
+    return fused;
+  }
+  const scoredList = fc.uniqueArray(fc.integer({ min: 0, max: 300 }), { maxLength: 120 }).chain((nos) =>
+    fc.record({
+      weight: fc.oneof(fc.constant(0), fc.double({ min: 0.01, max: 5, noNaN: true })),
+      nos: fc.constant(nos),
+      // Few distinct scores, so equal ones (and all-equal lists) are common.
+      scores: fc.array(fc.integer({ min: 0, max: 6 }).map((s) => s / 3), { minLength: nos.length, maxLength: nos.length }),
+      confidence: fc.option(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: nos.length, maxLength: nos.length }), { nil: undefined }),
+      bounded: fc.boolean(),
+    }),
+  );
+
+  it('gives every memory Σ w · minmax(score) · confidence, best first, within a limit as without', () => {
+    fc.assert(
+      fc.property(fc.array(scoredList, { maxLength: 7 }), fc.integer({ min: 1, max: 80 }), (ls, limit) => {
+        const expected = naiveConvex(ls);
+        const fused = convexFusion(ls);
+        expect(new Map(fused.map((f) => [f.no, f.score]))).toEqual(expected);
+        for (let i = 1; i < fused.length; i++) {
+          const [a, b] = [fused[i - 1]!, fused[i]!];
+          expect(a.score > b.score || (a.score === b.score && a.no < b.no)).toBe(true);
+        }
+        expect(convexFusion(ls, undefined, limit)).toEqual(fused.slice(0, limit));
+      }),
+      { numRuns: 200 },
     );
   });
 });

@@ -1,3 +1,5 @@
+import { ScoreTable, type ScoreEntries } from './score-table.js';
+
 /** A leg's ranked list as fusion sees it: only ranks matter, best first. */
 export interface RankedList {
   weight: number;
@@ -32,14 +34,24 @@ export function tiedRanks<T>(sorted: readonly T[], same: (a: T, b: T) => boolean
  * stays). Ranks, not scores, are fused, so legs with incomparable scales need no normalisation.
  */
 export function reciprocalRankFusion(lists: readonly RankedList[], k: number, tieBreak: TieBreak = byNumber, limit = Infinity): Fused[] {
-  const scores = new Map<number, number>();
+  let expected = 0;
+  for (const list of lists) expected += list.nos.length;
+  const scores = fusionTable(expected);
   for (const list of lists) {
-    for (let i = 0; i < list.nos.length; i++) {
-      const no = list.nos[i]!;
-      scores.set(no, (scores.get(no) ?? 0) + list.weight / (k + (list.ranks?.[i] ?? i + 1)));
-    }
+    for (let i = 0; i < list.nos.length; i++) scores.add(list.nos[i]!, list.weight / (k + (list.ranks?.[i] ?? i + 1)));
   }
   return sortFused(scores, tieBreak, limit);
+}
+
+const table = new ScoreTable();
+
+/**
+ * The fusions' shared table, emptied, with room for `expected` entries: a fusion fills it and
+ * `sortFused` reads it before anything else fuses (all of it synchronous), so one serves them all.
+ */
+export function fusionTable(expected: number): ScoreTable {
+  table.reset(expected);
+  return table;
 }
 
 /** Past this many kept, shifting the kept ones costs more than sorting everything. */
@@ -50,12 +62,12 @@ const INSERTION_LIMIT = 64;
  * few of a few hundred (where the graph walks start, the k hits) are kept by insertion: each
  * candidate is compared with the worst kept one, where a sort calls the comparator ~3,500 times.
  */
-export function sortFused(scores: Map<number, number>, tieBreak: TieBreak = byNumber, limit = Infinity): Fused[] {
+export function sortFused(scores: ScoreEntries, tieBreak: TieBreak = byNumber, limit = Infinity): Fused[] {
   const order = (a: Fused, b: Fused): number => b.score - a.score || tieBreak(a.no, b.no);
   const fused: Fused[] = [];
   if (limit <= 0) return fused;
   if (limit >= scores.size || limit > INSERTION_LIMIT) {
-    for (const [no, score] of scores) fused.push({ no, score });
+    scores.forEach((score, no) => fused.push({ no, score }));
     fused.sort(order);
     return limit < fused.length ? fused.slice(0, limit) : fused;
   }

@@ -1,4 +1,4 @@
-import { sortFused, type Fused, type TieBreak } from './rrf.js';
+import { fusionTable, sortFused, type Fused, type TieBreak } from './rrf.js';
 
 /** A leg's list as score fusion sees it: scores on the leg's own scale, best first. */
 export interface ScoredList {
@@ -17,16 +17,21 @@ export interface ScoredList {
 /**
  * Min-max normalisation over the list a leg returned: its best candidate gets 1, its weakest 0,
  * so legs with unrelated scales (cosine, BM25, visit probability) meet on one scale. A list whose
- * scores are all equal carries no preference and gets 1 everywhere.
+ * scores are all equal carries no preference and gets 1 everywhere (`span` 0).
  */
-export function minMax(scores: readonly number[]): number[] {
+export function minMaxRange(scores: readonly number[]): { lo: number; span: number } {
   let lo = Infinity;
   let hi = -Infinity;
   for (const s of scores) {
     if (s < lo) lo = s;
     if (s > hi) hi = s;
   }
-  return scores.map((s) => (hi > lo ? (s - lo) / (hi - lo) : 1));
+  return { lo, span: hi > lo ? hi - lo : 0 };
+}
+
+/** A score normalised over its list's {@link minMaxRange}. */
+export function minMaxScore(score: number, lo: number, span: number): number {
+  return span > 0 ? (score - lo) / span : 1;
 }
 
 /**
@@ -36,13 +41,16 @@ export function minMax(scores: readonly number[]): number[] {
  * candidate far ahead) outvotes a leg whose candidates are all alike.
  */
 export function convexFusion(lists: readonly ScoredList[], tieBreak?: TieBreak, limit = Infinity): Fused[] {
-  const fused = new Map<number, number>();
+  let expected = 0;
+  for (const list of lists) expected += list.nos.length;
+  const fused = fusionTable(expected);
   for (const list of lists) {
     if (list.weight === 0 || list.nos.length === 0) continue;
-    const normalised = list.bounded ? list.scores : minMax(list.scores);
-    for (let i = 0; i < list.nos.length; i++) {
-      const no = list.nos[i]!;
-      fused.set(no, (fused.get(no) ?? 0) + list.weight * normalised[i]! * (list.confidence?.[i] ?? 1));
+    const { nos, scores, confidence, weight, bounded } = list;
+    const { lo, span } = bounded ? { lo: 0, span: 0 } : minMaxRange(scores);
+    for (let i = 0; i < nos.length; i++) {
+      const normalised = bounded ? scores[i]! : minMaxScore(scores[i]!, lo, span);
+      fused.add(nos[i]!, weight * normalised * (confidence?.[i] ?? 1));
     }
   }
   return sortFused(fused, tieBreak, limit);
