@@ -34,9 +34,7 @@ export function tiedRanks<T>(sorted: readonly T[], same: (a: T, b: T) => boolean
  * stays). Ranks, not scores, are fused, so legs with incomparable scales need no normalisation.
  */
 export function reciprocalRankFusion(lists: readonly RankedList[], k: number, tieBreak: TieBreak = byNumber, limit = Infinity): Fused[] {
-  let expected = 0;
-  for (const list of lists) expected += list.nos.length;
-  const scores = fusionTable(expected);
+  const scores = fusionTable(lists);
   for (const list of lists) {
     for (let i = 0; i < list.nos.length; i++) scores.add(list.nos[i]!, list.weight / (k + (list.ranks?.[i] ?? i + 1)));
   }
@@ -46,10 +44,12 @@ export function reciprocalRankFusion(lists: readonly RankedList[], k: number, ti
 const table = new ScoreTable();
 
 /**
- * The fusions' shared table, emptied, with room for `expected` entries: a fusion fills it and
+ * The fusions' shared table, emptied, with room for every entry of `lists`: a fusion fills it and
  * `sortFused` reads it before anything else fuses (all of it synchronous), so one serves them all.
  */
-export function fusionTable(expected: number): ScoreTable {
+export function fusionTable(lists: ReadonlyArray<{ readonly nos: readonly number[] }>): ScoreTable {
+  let expected = 0;
+  for (const list of lists) expected += list.nos.length;
   table.reset(expected);
   return table;
 }

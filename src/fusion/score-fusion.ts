@@ -41,9 +41,7 @@ export function minMaxScore(score: number, lo: number, span: number): number {
  * candidate far ahead) outvotes a leg whose candidates are all alike.
  */
 export function convexFusion(lists: readonly ScoredList[], tieBreak?: TieBreak, limit = Infinity): Fused[] {
-  let expected = 0;
-  for (const list of lists) expected += list.nos.length;
-  const fused = fusionTable(expected);
+  const fused = fusionTable(lists);
   for (const list of lists) {
     if (list.weight === 0 || list.nos.length === 0) continue;
     const { nos, scores, confidence, weight, bounded } = list;
