@@ -89,6 +89,33 @@ describe('HnswVectorIndex', () => {
     }
   });
 
+  it('formats no stack trace for what hnswlib throws and handles itself: a failed file lookup, the exception each save throws', () => {
+    const index = new HnswVectorIndex(lib, 8);
+    index.add(1, Float32Array.from({ length: 8 }, (_, i) => i + 1));
+    const original = Error.prepareStackTrace;
+    let formatted = 0;
+    Error.prepareStackTrace = (error, frames) => {
+      formatted++;
+      return original ? original(error, frames) : String(error);
+    };
+    let lookup: unknown;
+    let bytes: Uint8Array;
+    try {
+      try {
+        lib.fs.readFile(`${HNSW_DIR}/missing`);
+      } catch (error) {
+        lookup = error;
+      }
+      bytes = index.save();
+    } finally {
+      Error.prepareStackTrace = original;
+      index.dispose();
+    }
+    expect((lookup as { name?: unknown }).name).toBe('ErrnoError');
+    expect(bytes.byteLength).toBeGreaterThan(0);
+    expect(formatted).toBe(0);
+  });
+
   it('applies the accept filter, replaces vectors and grows past its capacity', () => {
     const index = new HnswVectorIndex(lib, 384, {}, 16);
     index.addMany(vectors.slice(0, 1500).map((_, i) => i), vectors.slice(0, 1500));
