@@ -22,8 +22,8 @@ const MARK = '/* hybridmind:patched */';
  * `writeIndex` throws one, HybridMind's save expects it). Nothing reads those stacks: a file-system
  * error is caught inside the module, and `hnswError` keeps only an exception's message. In Node
  * with source maps on (tsx, ts-node, `--enable-source-maps`) each trace is mapped frame by frame,
- * and a frame of this module is named by its 2 MB `data:` URL: loading the library took ~520 ms
- * instead of ~190, and every save ~75 ms more (`writeIndex` of 100 vectors: ~6 ms).
+ * and a frame of this module is named by its 2 MB `data:` URL: loading the library took ~517 ms
+ * instead of ~175, and every save ~75 ms more (`writeIndex` of 100 vectors: ~6 ms).
  */
 const STACK_PATCHES: ReadonlyArray<readonly [string, string]> = [
   ['          if (this.stack) {\n            // Define the stack property for Node.js 4', '          if (false) {\n            // Define the stack property for Node.js 4'],
