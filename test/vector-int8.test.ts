@@ -176,6 +176,28 @@ describe('the int8 kernel', () => {
     }
   });
 
+  it('scores listed slots as the pass scores them, with the kernel and without, in place or from another list', () => {
+    const next = rng(9);
+    const dim = 40;
+    const n = 300;
+    const withKernel = new ScanArena(kernel, dim, strideOf(dim), n, false, 'test');
+    const plain = new ScanArena(null, dim, strideOf(dim), n, false, 'test');
+    for (let i = 0; i < n * strideOf(dim); i++) withKernel.codes[i] = i % strideOf(dim) < dim ? Math.floor(next() * 255) - 127 : 0;
+    plain.codes.set(withKernel.codes);
+    expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), withKernel.query16, strideOf(dim))).not.toBeNull();
+    plain.query16.set(withKernel.query16);
+    withKernel.dotI8(n);
+    const all = Int32Array.from(withKernel.dots.subarray(0, n));
+    const slots = Int32Array.from([299, 0, 17, 17, 150, 3]);
+    for (const arena of [withKernel, plain]) {
+      arena.dotI8At(slots, slots.length);
+      expect(Array.from(arena.dots.subarray(0, slots.length))).toEqual(Array.from(slots, (slot) => all[slot]));
+      arena.dots.set(slots);
+      arena.dotI8At(arena.dots, slots.length);
+      expect(Array.from(arena.dots.subarray(0, slots.length))).toEqual(Array.from(slots, (slot) => all[slot]));
+    }
+  });
+
   it('gives every slot its sum when the pass runs in chunks: past one chunk, at its edges, and the last part one', () => {
     const next = rng(8);
     const dim = 16;

@@ -27,6 +27,11 @@ export interface VectorKernelInstance {
    * what `dot` gives that vector: one call re-scores all the int8 pass's candidates.
    */
   dotAt(queryPtr: number, basePtr: number, listPtr: number, n: number, dim: number): void;
+  /**
+   * Replaces each of the `n` i32 slot numbers at `listPtr` by what `dotI8` gives the codes in that
+   * slot (vectors of `stride` bytes starting at `basePtr`): an HNSW walk's batch of neighbours.
+   */
+  dotI8At(queryPtr: number, basePtr: number, listPtr: number, n: number, stride: number): void;
 }
 
 /** A compiled kernel: cheap to instantiate many times, compiled once. */
@@ -107,11 +112,18 @@ function wrap(module: WebAssembly.Module): Loaded {
         const dot = exports['dot'];
         const dotI8 = exports['dot_i8'];
         const dotAt = exports['dot_at'];
+        const dotI8At = exports['dot_i8_at'];
         const fiveArguments = (f: unknown) => typeof f === 'function' && f.length === 5;
-        if (!(memory instanceof WebAssembly.Memory) || !fiveArguments(dot) || !fiveArguments(dotI8) || !fiveArguments(dotAt)) {
+        if (!(memory instanceof WebAssembly.Memory) || ![dot, dotI8, dotAt, dotI8At].every(fiveArguments)) {
           throw new TypeError('not the hybridmind vector kernel');
         }
-        return { memory, dot: dot as VectorKernelInstance['dot'], dotI8: dotI8 as VectorKernelInstance['dotI8'], dotAt: dotAt as VectorKernelInstance['dotAt'] };
+        return {
+          memory,
+          dot: dot as VectorKernelInstance['dot'],
+          dotI8: dotI8 as VectorKernelInstance['dotI8'],
+          dotAt: dotAt as VectorKernelInstance['dotAt'],
+          dotI8At: dotI8At as VectorKernelInstance['dotI8At'],
+        };
       },
     };
     kernel.instantiate();

@@ -167,7 +167,7 @@
   )
 
   ;; sum_j q[j] * v[j] over one i8 row of `stride` bytes (a positive multiple of 16), as i32: what
-  ;; `dot_i8` gives a row, for the last one when `n` is odd.
+  ;; `dot_i8` gives a row, for the last one when `n` is odd; `dot_i8_at` one per listed slot.
   (func $row_i8 (param $q i32) (param $v i32) (param $stride i32) (result i32)
     (local $j i32)
     (local $a0 v128) (local $a1 v128)
@@ -189,6 +189,21 @@
     (i32.add
       (i32.add (i32x4.extract_lane 0 (local.get $a)) (i32x4.extract_lane 1 (local.get $a)))
       (i32.add (i32x4.extract_lane 2 (local.get $a)) (i32x4.extract_lane 3 (local.get $a))))
+  )
+
+  ;; Replaces each of the `n` i32 slot numbers at `list` by the exact i32 inner product of the i16
+  ;; query with that slot's i8 codes: the vectors an HNSW walk meets, scored a batch per step.
+  (func (export "dot_i8_at")
+    (param $q i32) (param $v i32) (param $list i32) (param $n i32) (param $stride i32)
+    (local $end i32)
+    (local.set $end (i32.add (local.get $list) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $list) (local.get $end)))
+        (i32.store (local.get $list)
+          (call $row_i8 (local.get $q) (i32.add (local.get $v) (i32.mul (i32.load (local.get $list)) (local.get $stride))) (local.get $stride)))
+        (local.set $list (i32.add (local.get $list) (i32.const 4)))
+        (br $each)))
   )
 
   ;; out[i] = sum_j q[j] * v[i * stride + j]  for i in [0, n), as i32; q is i16, v is i8 and

@@ -152,20 +152,52 @@ export function quantizeQuery(q: Float32Array, codes: Int16Array, stride: number
  * so `| 0` only tells the engine to stay in int32 arithmetic; it never wraps.
  */
 export function dotI8Js(query: Int16Array, codes: Int8Array, n: number, stride: number, out: Int32Array): void {
-  for (let slot = 0, base = 0; slot < n; slot++, base += stride) {
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    for (let j = 0; j < stride; j += 4) {
-      const b = base + j;
-      s0 = (s0 + query[j]! * codes[b]!) | 0;
-      s1 = (s1 + query[j + 1]! * codes[b + 1]!) | 0;
-      s2 = (s2 + query[j + 2]! * codes[b + 2]!) | 0;
-      s3 = (s3 + query[j + 3]! * codes[b + 3]!) | 0;
-    }
-    out[slot] = (s0 + s1 + s2 + s3) | 0;
+  for (let slot = 0; slot < n; slot++) out[slot] = dotI8At(query, codes, slot * stride, stride);
+}
+
+/** `dot_i8` for the one vector whose codes start at `at`: what a walk over a graph scores a node with. */
+export function dotI8At(query: Int16Array, codes: Int8Array, at: number, stride: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  for (let j = 0; j < stride; j += 4) {
+    const b = at + j;
+    s0 = (s0 + query[j]! * codes[b]!) | 0;
+    s1 = (s1 + query[j + 1]! * codes[b + 1]!) | 0;
+    s2 = (s2 + query[j + 2]! * codes[b + 2]!) | 0;
+    s3 = (s3 + query[j + 3]! * codes[b + 3]!) | 0;
   }
+  return (s0 + s1 + s2 + s3) | 0;
+}
+
+/**
+ * `candidates` over a list instead of every slot: of `slots[0…count)`, with their integer inner
+ * products `dots`, keeps (moved to the front, in order) those whose upper bound reaches the k-th
+ * best lower bound among those `accept` lets through, and returns how many; all of them when
+ * fewer than k are accepted. Re-scoring only those gives the list's exact top k.
+ */
+export function boundedAmong(slots: Int32Array, dots: Int32Array, count: number, meta: Float64Array, k: number, query: QueryCodes, nos: Int32Array, accept: ((no: number) => boolean) | undefined): number {
+  if (count <= k) return count;
+  const { scale, norm, errorNorm } = query;
+  const heap = new Float64Array(k);
+  const owners = new Int32Array(k);
+  let size = 0;
+  for (let i = 0; i < count; i++) {
+    const m = slots[i]! * META;
+    const low = scale * meta[m]! * dots[i]! - (norm * meta[m + QUERY_TERM]! + errorNorm * meta[m + CODE_TERM]!);
+    if (size === k && !(low > heap[0]!)) continue;
+    if (accept !== undefined && !accept(nos[slots[i]!]!)) continue;
+    size = heapPush(heap, owners, size, k, low, i);
+  }
+  if (size < k) return count;
+  const bar = heap[0]!;
+  let kept = 0;
+  for (let i = 0; i < count; i++) {
+    const m = slots[i]! * META;
+    if (scale * meta[m]! * dots[i]! + norm * meta[m + QUERY_TERM]! + errorNorm * meta[m + CODE_TERM]! >= bar) slots[kept++] = slots[i]!;
+  }
+  return kept;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { HybridMindError } from '../../errors.js';
 import type { VectorKernel, VectorKernelInstance } from './kernel.js';
-import { dotI8Js } from './quantize.js';
+import { dotI8At, dotI8Js } from './quantize.js';
 
 const PAGE = 65_536;
 /**
@@ -90,6 +90,19 @@ export class ScanArena {
     for (let from = 0; from < n; from += I8_CHUNK) {
       this.wasm.dotI8(this.query16Ptr, this.codesPtr + from * this.stride, Math.min(I8_CHUNK, n - from), this.stride, this.scorePtr + from * 4);
     }
+  }
+
+  /**
+   * The int8 pass for chosen slots: `dots[i]` becomes the query's inner product with the codes of
+   * slot `slots[i]`, for the `count` first (at most `capacity`). The slots may be `dots` itself.
+   */
+  dotI8At(slots: Int32Array, count: number): void {
+    if (this.wasm === null) {
+      for (let i = 0; i < count; i++) this.dots[i] = dotI8At(this.query16, this.codes, slots[i]! * this.stride, this.stride);
+      return;
+    }
+    if (slots !== this.dots) this.dots.set(slots.subarray(0, count));
+    this.wasm.dotI8At(this.query16Ptr, this.codesPtr, this.scorePtr, count, this.stride);
   }
 
   /** Room for `count` vectors read back from the store. */
