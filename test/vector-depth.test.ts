@@ -9,6 +9,7 @@ import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { HnswVectorIndex } from '../src/legs/vector/hnsw-index.js';
 import { loadHnswlib } from '../src/legs/vector/hnswlib-loader.js';
+import { WalkedGraph } from '../src/legs/vector/walked-graph.js';
 import { clusteredVectors } from './support/clustered-vectors.js';
 
 afterEach(() => {
@@ -71,9 +72,9 @@ describe('recall depth', () => {
     const mem = await storeOf(vectors, { threshold: 200 }, logs);
     while (!logs.some((m) => m.includes('HNSW built') || m.includes('HNSW disabled'))) await new Promise((r) => setTimeout(r, 20));
     expect(logs.some((m) => m.includes('HNSW built over 300'))).toBe(true);
-    const search = vi.spyOn(HnswVectorIndex.prototype, 'search');
+    const search = vi.spyOn(WalkedGraph.prototype, 'search');
     await mem.recall('memory', { mode: 'vector', queryEmbedding: vectors[3]!, k: 7 });
-    expect(search.mock.calls.map((c) => c[1])).toEqual([100]);
+    expect(search.mock.calls.map((c) => c[2])).toEqual([100]);
     await mem.close();
   });
 });

@@ -285,28 +285,33 @@ describe('AdaptiveVectorIndex adopting saved codes', () => {
     reopened.dispose();
   });
 
-  it('loads hnswlib only after the open\'s grace, so the first query is not behind it; a store growing past the threshold loads it at once', async () => {
+  it('reads the saved graph only after the open\'s grace, so the first query is not behind it, and never loads hnswlib for it; a store growing past the threshold loads hnswlib at once', async () => {
     const { all, read, bytes, codes } = await saved(300);
     let loads = 0;
     const loadLibrary = () => {
       loads++;
       return loadHnswlib();
     };
-    const opened = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200, saveDelayMs: 0 }, { store: bytes, read, loadLibrary });
+    let reads = 0;
+    const store = { ...bytes, read: () => (reads++, bytes.read()) };
+    const opened = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200, saveDelayMs: 0 }, { store, read, loadLibrary });
     expect(opened.adoptQuantized(codes)).toBe(true);
     expect(opened.status().state).toBe('loading');
     await new Promise((resolve) => setImmediate(resolve));
     expect(opened.search(all[5]!, 1)[0]!.no).toBe(5);
-    expect(loads).toBe(0);
+    expect(reads).toBe(0);
     await afterFirstSlice();
-    expect(loads).toBe(1);
     await opened.whenIndexed();
+    expect(reads).toBe(1);
     expect(opened.status()).toMatchObject({ state: 'ready', source: 'bytes', indexed: 300 });
+    expect(opened.search(all[5]!, 1)[0]!.no).toBe(5);
+    expect(loads).toBe(0);
     opened.dispose();
 
     const growing = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200, saveDelayMs: 0 }, { loadLibrary });
     all.slice(0, 200).forEach((v, no) => growing.add(no, v));
-    expect(loads).toBe(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(loads).toBe(1);
     await growing.whenIndexed();
     growing.dispose();
   });

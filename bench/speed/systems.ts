@@ -91,7 +91,7 @@ const HYBRIDMIND_NAMES: Record<Variant, string> = { exact: 'hybridmind', default
 const MODE_SUFFIX: Record<Variant, string> = { exact: '', default: ', HNSW', file: ', file store', 'file-exact': ', file store + exact scan' };
 const onFile = (variant: Variant) => variant === 'file' || variant === 'file-exact';
 const scanOnly = (variant: Variant) => variant === 'exact' || variant === 'file-exact';
-const DEFAULT_ANN = 'default (HNSW M 16, efConstruction 100, efSearch 64 past 20,000 vectors)';
+const DEFAULT_ANN = 'default (past 20,000 vectors an HNSW graph built by hnswlib-wasm with M 16, efConstruction 100, then walked at efSearch 64 over the int8 codes with an exact re-rank)';
 
 const hybridMind = (variant: Variant): System => ({
   name: HYBRIDMIND_NAMES[variant],
@@ -104,7 +104,7 @@ const hybridMind = (variant: Variant): System => ({
     ...(onFile(variant)
       ? {
         persisted: 'size of the database file and its WAL on disk after ingest and the settle time (see the method), so with the derived indexes the store saves once writes go quiet',
-        coldOpen: 'close() (saves the derived indexes and the HNSW graph); timed: open({ storage: the same file }) and one hybrid recall; then, untimed, the wait for the saved HNSW graph to be restored',
+        coldOpen: 'close() (saves the derived indexes; the HNSW graph was saved when its build finished); timed: open({ storage: the same file }) and one hybrid recall; then, untimed, the wait for the saved HNSW graph to be read',
       }
       : { coldOpen: 'exportDatabase() (saves the derived indexes first), close() and two full GCs, so the reopen does not collect the built store\'s heap; timed: SqliteWasmDriver.open({ bytes }) (the persisted file as a driver, as the OPFS and Node file stores open it), open({ storage: driver }) and one hybrid recall' }),
   },

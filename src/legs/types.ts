@@ -267,11 +267,6 @@ export interface SavedBytes {
    * property, not a method, so an implementation that takes only one buffer does not type-check.
    */
   write: (bytes: Uint8Array | PartedBytes) => void;
-  /**
-   * `false`: write only when asked (`VectorIndex.flush`, `close`), as for a database that dies
-   * with the process, where a background save is work nobody reads. Default `true`.
-   */
-  background?: boolean;
 }
 
 /**
@@ -308,8 +303,9 @@ export interface AnnOptions {
   /** HNSW search candidate list. Default 64. */
   efSearch?: number;
   /**
-   * Quiet time after the last change before the graph is saved again, once its unsaved changes
-   * are a hundredth of it (an export or close saves any). Default 2000 ms.
+   * Quiet time after the last change before the serving graph is brought up to date (and saved
+   * again), once the writes it does not hold as built are a hundredth of it; from a twentieth on it
+   * is brought up to date at once. Until then they are scored in full at every search. Default 2000 ms.
    */
   saveDelayMs?: number;
 }

@@ -60,7 +60,7 @@ export async function openCore(method: string, options: OpenOptions, chooseLegs:
     const dim = reconcileModel(method, repo, { dim: o.dim, embedder }, o.reembed === true);
     const legs = await chooseLegs({ vectorKernel: o.vectorKernel, ann: o.ann, logger });
     const saveAfterMs = resolveSaveDelay(o.saveIndexesAfterMs, driver);
-    const indexes = new Indexes(repo, { legs, dim, logger, autoEdges, neighbourAveraging, backgroundSaves: saveAfterMs !== null });
+    const indexes = new Indexes(repo, { legs, dim, logger, autoEdges, neighbourAveraging });
     indexes.rebuild();
     return { repo, indexes, embedder, now: o.now ?? Date.now, logger, defaults, enrichment: o.enrichment, saveAfterMs, keepsData: !inMemory(driver) };
   } catch (error) {

@@ -25,8 +25,6 @@ export interface IndexOptions {
   logger: Logger;
   autoEdges: ResolvedAutoEdges | null;
   neighbourAveraging?: NeighbourAveraging | null;
-  /** Whether derived indexes are saved in the background (`saveIndexesAfterMs`), or only at close and export. */
-  backgroundSaves: boolean;
 }
 
 /**
@@ -74,7 +72,7 @@ export class Indexes implements RecallParts {
   }
 
   #createVectorIndex(dim: number): VectorIndex {
-    return this.#legs.vector(dim, sqlAnnStore(this.repository.db, this.#options.backgroundSaves), (nos, into) => readVectorsByNo(this.repository.db, nos, into));
+    return this.#legs.vector(dim, sqlAnnStore(this.repository.db), (nos, into) => readVectorsByNo(this.repository.db, nos, into));
   }
 
   /** Stops background indexing (before the database closes), saving what it has not saved yet when `save`. */

@@ -1,17 +1,18 @@
 import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, AnnOptions, SavedBytes, Scored, VectorIndex, VectorReader } from '../types.js';
-import { decodeAnn, encodeAnn, VectorDigest } from './ann-format.js';
-import { AnnSaves } from './ann-saves.js';
+import { decodeAnn, encodeAnn, VectorDigest, type AnnRecord } from './ann-format.js';
 import { planRestore, REBUILD_DELETED_RATIO, type Repair } from './ann-repair.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { checkPacked } from './packed.js';
 import { readQuantized, type QuantizedRun } from './quantized-snapshot.js';
-import { HNSW_DEFAULTS, HnswVectorIndex, maxHnswVectors, type HnswParams } from './hnsw-index.js';
+import { HNSW_DEFAULTS, type HnswParams, type HnswVectorIndex } from './hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
 import { readBackLater } from './read-back.js';
-import { afterOpen, nextSlice, now, SLICE_MS } from '../../util/slices.js';
+import { afterOpen, nextSlice, now } from '../../util/slices.js';
 import type { PartedBytes } from '../../util/parted-bytes.js';
+import { GraphBuild } from './graph-build.js';
+import { WalkedGraph } from './walked-graph.js';
 
 /**
  * When HNSW takes over (bench/ann/crossover.ts, all-MiniLM-L6-v2 vectors, Node 20, 2 cores; see
@@ -44,11 +45,12 @@ export interface AnnStatus {
 interface Dependencies {
   store?: SavedBytes | null;
   /**
-   * The store's vectors: once HNSW serves, the flat scan (then only a fallback) drops its f32
-   * copies and re-scores from here (`FlatVectorIndex.release`). Without it the copies stay.
+   * The store's vectors: once a graph serves, the flat scan (then its scorer and fallback) drops
+   * its f32 copies and re-scores from here (`FlatVectorIndex.release`). Without it the copies stay.
    */
   read?: VectorReader;
   logger?: Logger;
+  /** A fresh hnswlib-wasm instance for each build or repair (dropped after it). */
   loadLibrary?: () => Promise<Hnswlib>;
   /** Bytes of f32 copies the flat scan keeps before it re-scores from `read` instead. Default {@link COPIES_MAX_BYTES}. */
   copiesMaxBytes?: number;
@@ -62,16 +64,30 @@ interface Dependencies {
  */
 const COPIES_MAX_BYTES = 32 * 2 ** 20;
 
-const BATCH = 32;
+/**
+ * Writes the serving graph does not hold as built (its tail and ghosts, see `walked-graph.ts`), as
+ * a share of the vectors, from which it is brought up to date once writes go quiet for
+ * `saveDelayMs`; from `FORCED_SHARE` on, at once. Every search scores the whole tail (~0.25 µs a
+ * vector), and bringing a graph up to date restores it into hnswlib, re-adds the tail (about a
+ * millisecond a vector at 100k) and saves it (about a second).
+ */
+const QUIET_SHARE = 0.01;
+const FORCED_SHARE = 0.05;
+/** Below this many stale writes a graph is never brought up to date on their account (small graphs). */
+const STALE_MIN = 16;
 
 /**
  * The dense leg as the engine sees it: the exact flat scan always (the source of vectors, and the
- * answer whenever HNSW is missing, stale or still building), plus an HNSW graph once the store
- * reaches `threshold`. The graph is built in time slices in the background, kept in step with
- * every add and remove, saved with a digest of the vectors it holds, and restored from those
- * bytes at start when the digest still matches. Once the graph serves, or the store outgrows
- * `COPIES_MAX_BYTES`, the flat scan keeps only its int8 codes and re-scores from the store (given
- * `read`): SQLite (and HNSW) already hold every vector, and another copy was 146 MiB at 100k.
+ * answer whenever no graph serves), plus an HNSW graph once the store reaches `threshold`.
+ * hnswlib-wasm builds the graph in time slices in the background; then its bytes are saved with a
+ * digest of the vectors it holds, its links are read out (`WalkedGraph`) and the hnswlib instance,
+ * with its float32 copy of every vector, is dropped: the graph is walked with the flat scan's int8
+ * codes and its best re-scored exactly. At the next open the saved bytes serve again when they
+ * match the vectors held, or nearly (the difference becomes the graph's tail and ghosts), without
+ * loading hnswlib. Writes to a serving graph go to its tail; once they are many, hnswlib brings
+ * the saved graph up to date in the background while the old one serves. Once a graph serves, or
+ * the store outgrows `COPIES_MAX_BYTES`, the flat scan keeps only its int8 codes and re-scores
+ * from the store (given `read`).
  */
 export class AdaptiveVectorIndex implements VectorIndex {
   readonly dim: number;
@@ -79,22 +95,25 @@ export class AdaptiveVectorIndex implements VectorIndex {
   readonly #threshold: number;
   readonly #params: HnswParams;
   readonly #store: SavedBytes | null;
-  readonly #saves: AnnSaves;
+  readonly #repairDelayMs: number;
   readonly #logger: Logger;
   readonly #loadLibrary: () => Promise<Hnswlib>;
   readonly #read: VectorReader | null;
   /** Vectors the flat scan keeps f32 copies of at most (see `COPIES_MAX_BYTES`). */
   readonly #copiesMax: number;
-  /** What the HNSW graph is checked against; null when no graph is ever built (an infinite threshold), so nothing hashes every vector for it. */
+  /** What a saved graph is checked against; null when no graph is ever built (an infinite threshold), so nothing hashes every vector for it. */
   readonly #digest: VectorDigest | null;
-  #hnsw: HnswVectorIndex | null = null;
-  #pending = new Set<number>();
+  /** The graph that serves, if any. */
+  #graph: WalkedGraph | null = null;
+  /** hnswlib's run under way (a build, or the saved graph brought up to date), if any. */
+  #build: GraphBuild | null = null;
   #state: AnnState = 'off';
   #epoch = 0;
   #waiters: Array<() => void> = [];
+  #repairTimer: ReturnType<typeof setTimeout> | null = null;
   /** The epoch of the read-back of the flat scan's f32 copies under way (`#resideLater`), if any. */
   #readBackEpoch: number | null = null;
-  #status: Omit<AnnStatus, 'state' | 'indexed' | 'vectors' | 'threshold' | 'saveMs'> = { source: null, loadMs: null, buildMs: null, error: null };
+  #status: Omit<AnnStatus, 'state' | 'indexed' | 'vectors' | 'threshold'> = { source: null, loadMs: null, buildMs: null, saveMs: null, error: null };
 
   constructor(flat: FlatVectorIndex, options: AnnOptions = {}, deps: Dependencies = {}) {
     this.#flat = flat;
@@ -109,21 +128,17 @@ export class AdaptiveVectorIndex implements VectorIndex {
     };
     this.#store = deps.store ?? null;
     this.#logger = deps.logger ?? silentLogger;
-    this.#saves = new AnnSaves(this.#store, options.saveDelayMs ?? 2000, this.#logger, {
-      encode: () => this.#encode(),
-      ready: () => this.#state === 'ready',
-      size: () => this.#flat.size,
-    });
+    this.#repairDelayMs = options.saveDelayMs ?? 2000;
     this.#loadLibrary = deps.loadLibrary ?? loadHnswlib;
     this.#read = deps.read ?? null;
     this.#copiesMax = Math.floor((deps.copiesMaxBytes ?? COPIES_MAX_BYTES) / (this.dim * 4));
   }
 
   get kind(): string {
-    return this.#serving() ? this.#hnsw!.kind : this.#flat.kind;
+    return this.#serving() ? 'hnsw-int8' : this.#flat.kind;
   }
 
-  /** Exact while the scan answers (HNSW not built, not ready, or below the threshold). */
+  /** Exact while the scan answers (no graph serves, or the store is below the threshold). */
   get exact(): boolean {
     return !this.#serving();
   }
@@ -133,27 +148,28 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   status(): AnnStatus {
-    return { state: this.#state, indexed: this.#hnsw?.size ?? 0, vectors: this.#flat.size, threshold: this.#threshold, ...this.#status, saveMs: this.#saves.saveMs };
+    const indexed = this.#build?.indexed ?? this.#graph?.indexed ?? 0;
+    return { state: this.#state, indexed, vectors: this.#flat.size, threshold: this.#threshold, ...this.#status };
   }
 
   add(no: number, vector: Float32Array): void {
+    this.#graph?.willAdd(no, this.#flat);
     this.#flat.add(no, vector);
     this.#digest?.set(no, vector);
-    if (this.#hnsw && (this.#state === 'ready' || this.#hnsw.has(no))) this.#guard(() => this.#hnsw!.add(no, vector));
-    else if (this.#state === 'building') this.#pending.add(no);
+    if (this.#build) this.#guard(() => this.#build!.add(no, vector));
     this.#changed();
   }
 
   /**
    * {@link VectorIndex.addPacked}: in bulk while no HNSW graph needs each vector (an open), else
    * one `add` each. 'loading' counts as none: an open passing the threshold starts loading the
-   * library, and the restore or build that follows reads what is held by then; taking that for a
-   * graph sent the rest of a 100k open through `add` one vector at a time, quantizing each again.
+   * saved graph, and the restore or build that follows reads what is held by then; taking that for
+   * a graph sent the rest of a 100k open through `add` one vector at a time, quantizing each again.
    */
   addPacked(nos: ArrayLike<number>, vectors: Float32Array): void {
     const dim = this.dim;
     checkPacked('AdaptiveVectorIndex.addPacked', nos, vectors, dim);
-    const fresh = (this.#state === 'off' || this.#state === 'loading') && this.#hnsw === null && Array.prototype.every.call(nos, (no: number) => !this.#flat.has(no));
+    const fresh = (this.#state === 'off' || this.#state === 'loading') && this.#graph === null && this.#build === null && Array.prototype.every.call(nos, (no: number) => !this.#flat.has(no));
     if (!fresh) {
       for (let i = 0; i < nos.length; i++) this.add(nos[i]!, vectors.subarray(i * dim, (i + 1) * dim));
       return;
@@ -163,7 +179,6 @@ export class AdaptiveVectorIndex implements VectorIndex {
     if (digest) for (let i = 0; i < nos.length; i++) digest.set(nos[i]!, vectors.subarray(i * dim, (i + 1) * dim));
     this.#changed();
   }
-
   /** The flat index's codes, with each vector's digest entry where HNSW may be built, so an open can adopt them (`adoptQuantized`). */
   saveQuantized(): Uint8Array | null {
     const digest = this.#digest;
@@ -173,7 +188,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   /**
    * {@link VectorIndex.adoptQuantized}: the flat scan takes the codes released onto the store's
    * vectors and the digest from the saved entries, so an open reads no vector. Where HNSW will
-   * answer, it stays released (HNSW holds the vectors) and the saved graph is checked against
+   * answer, it stays released (the graph is walked with its codes) and the saved graph is checked against
    * that digest; below the threshold, while they fit `COPIES_MAX_BYTES`, the f32 copies are read
    * back after the open, in slices queued behind what the open's caller does next (the first
    * query, typically), since a released scan re-scores from the store at every query. Bytes
@@ -194,8 +209,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
       throw error;
     }
     this.#digest?.adopt(run.nos, run.digests!);
-    // An open adopts codes: hnswlib's load waits, like the open's other background work, for the
-    // caller's first request, which the exact scan answers.
+    // An open adopts codes: reading the saved graph waits, like the open's other background work,
+    // for the caller's first request, which the exact scan answers.
     this.#changed(afterOpen);
     if (this.#state === 'off') this.#resideLater();
     return true;
@@ -220,11 +235,11 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   remove(no: number): boolean {
-    if (!this.#flat.remove(no)) return false;
+    if (!this.#flat.has(no)) return false;
+    this.#graph?.willRemove(no, this.#flat);
+    this.#flat.remove(no);
     this.#digest?.delete(no);
-    this.#pending.delete(no);
-    if (this.#hnsw?.has(no)) this.#guard(() => this.#hnsw!.remove(no));
-    if (this.#state === 'ready' && this.#hnsw && this.#hnsw.deletedRatio > REBUILD_DELETED_RATIO) this.#restart('many removals');
+    if (this.#build) this.#guard(() => this.#build!.remove(no));
     this.#changed();
     return true;
   }
@@ -235,9 +250,9 @@ export class AdaptiveVectorIndex implements VectorIndex {
 
   search(query: Float32Array, k: number, accept?: Accept): Scored[] {
     if (this.#serving()) {
-      const hits = this.#hnsw!.search(query, k, accept);
+      const hits = this.#graph!.search(this.#flat, query, k, this.#params.efSearch, accept);
       // A selective filter can starve the graph walk; the exact scan then gives the full answer.
-      if (hits.length >= Math.min(k, this.#flat.size) || !accept) return hits;
+      if (hits !== null && (hits.length >= Math.min(k, this.#flat.size) || !accept)) return hits;
     }
     return this.#flat.search(query, k, accept);
   }
@@ -250,7 +265,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   byteSize(): number {
-    return this.#flat.byteSize() + (this.#hnsw?.byteSize() ?? 0);
+    return this.#flat.byteSize() + (this.#graph?.byteSize() ?? 0) + (this.#build?.byteSize() ?? 0);
   }
 
   /** The exact index's bytes: the portable form (HNSW bytes live in the store, see SavedBytes). */
@@ -258,7 +273,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     return this.#flat.save();
   }
 
-  /** Resolves once HNSW is ready, has failed, or is not needed at this size, and the flat scan's copies are read back. */
+  /** Resolves once no graph is loading or being built (or brought up to date) and the flat scan's copies are read back. */
   whenIndexed(): Promise<void> {
     const busy = this.#state === 'loading' || this.#state === 'building' || (this.#state === 'off' && this.#wanted()) || this.#readBackEpoch !== null;
     if (!busy) return Promise.resolve();
@@ -266,42 +281,54 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   /**
-   * Saves unsaved graph changes now (an export or close); `quiet` (the store's save after its
-   * writes went quiet) only once they are many (`QUIET_SAVE_SHARE` in `ann-saves.ts`).
+   * Stops background work and frees the graph. Nothing is left to save: a graph is saved when
+   * hnswlib finishes it, and what was written since is found again at the next open by comparing
+   * the vectors with the saved digest entries.
    */
-  flush(quiet = false): void {
-    this.#saves.flush(quiet);
-  }
-
-  /** Saves, then stops: what a store does before its database closes. */
-  close(): void {
-    this.flush();
-    this.dispose();
-  }
-
-  /** Stops background work and frees the graph. */
   dispose(): void {
     this.#stop();
     this.#state = 'off';
     this.#settle();
   }
 
+  /** {@link VectorIndex.close}: the same as `dispose`, since nothing is left to save. */
+  close(): void {
+    this.dispose();
+  }
+
   #serving(): boolean {
-    return this.#state === 'ready' && this.#hnsw !== null && this.#flat.size >= this.#threshold;
+    return this.#graph !== null && this.#flat.size >= this.#threshold;
   }
 
   #wanted(): boolean {
     return this.#flat.size >= this.#threshold && Number.isFinite(this.#threshold);
   }
 
-  /** After a change of the vectors held; `first` schedules the start of HNSW's library load if the change makes it wanted. */
+  /** After a change of the vectors held; `first` schedules the start of the saved graph's read if the change makes a graph wanted. */
   #changed(first?: (fn: () => void) => void): void {
     if (this.#read !== null && !this.#flat.released && this.#flat.size > this.#copiesMax) {
       this.#flat.release(this.#read);
       this.#logger('debug', `dense leg: past ${this.#copiesMax} vectors the exact scan keeps int8 codes and re-scores from the store`, { vectors: this.#flat.size });
     }
     if (this.#state === 'off' && this.#wanted()) this.#start(first);
-    if (this.#state === 'ready') this.#saves.changed();
+    else if (this.#state === 'ready' && this.#graph !== null) this.#maybeRepair();
+  }
+
+  /** Brings the serving graph up to date once its stale writes are many: at once past `FORCED_SHARE` or too many ghosts, else after writes go quiet. */
+  #maybeRepair(): void {
+    const graph = this.#graph!;
+    const stale = graph.stale;
+    if (stale < STALE_MIN && graph.ghostRatio <= REBUILD_DELETED_RATIO) return;
+    if (stale >= FORCED_SHARE * graph.size || graph.ghostRatio > REBUILD_DELETED_RATIO) {
+      this.#repair();
+      return;
+    }
+    if (stale < QUIET_SHARE * graph.size) return;
+    if (this.#repairTimer) clearTimeout(this.#repairTimer);
+    this.#repairTimer = later(() => {
+      this.#repairTimer = null;
+      if (this.#state === 'ready' && this.#graph !== null) this.#repair();
+    }, this.#repairDelayMs);
   }
 
   #guard(fn: () => void): void {
@@ -323,17 +350,11 @@ export class AdaptiveVectorIndex implements VectorIndex {
 
   #stop(): void {
     this.#epoch++;
-    this.#saves.reset();
-    this.#hnsw?.dispose();
-    this.#hnsw = null;
-    this.#pending.clear();
-  }
-
-  #restart(reason: string): void {
-    this.#logger('info', `ann: rebuilding HNSW (${reason})`);
-    this.#stop();
-    this.#state = 'off';
-    this.#changed();
+    if (this.#repairTimer) clearTimeout(this.#repairTimer);
+    this.#repairTimer = null;
+    this.#build?.cancel();
+    this.#build = null;
+    this.#graph = null;
   }
 
   #start(first: (fn: () => void) => void = (fn) => fn()): void {
@@ -341,160 +362,155 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#state = 'loading';
     first(() => {
       if (epoch !== this.#epoch) return;
-      this.#loadLibrary().then(
-        (lib) => {
-          if (epoch !== this.#epoch) return;
-          // Restoring reads, checks and parses the whole saved graph (about 1 s at 100k vectors), so
-          // it waits for what is already queued: a store's first query after an open is answered by
-          // the exact scan instead of behind the restore.
-          nextSlice(() => {
-            if (epoch !== this.#epoch) return;
-            // Nothing awaits this: reading the saved bytes from storage may fail, and that must reach the logger.
-            this.#guard(() => {
-              if (!this.#restore(lib, epoch)) this.#build(lib, epoch);
-            });
-          });
-        },
-        (error: unknown) => {
-          if (epoch === this.#epoch) this.#fail(error);
-        },
-      );
+      // Reading the saved graph reads and checks its whole bytes (~160 MB at 100k vectors), so it
+      // waits for what is already queued: a store's first query after an open is answered by the
+      // exact scan instead of behind it.
+      nextSlice(() => {
+        if (epoch !== this.#epoch) return;
+        // Nothing awaits this: reading the saved bytes from storage may fail, and that must reach the logger.
+        this.#guard(() => {
+          const record = this.#readSaved();
+          if (record === null || !this.#serveSaved(record)) this.#run(epoch, record);
+        });
+      });
     });
   }
 
-  /**
-   * Adopts the saved index when it was built from the vectors held now, or from nearly them: the
-   * vectors changed since it was saved (a write the last save did not see, typically because the
-   * process ended first) are then re-added in the background while the exact scan answers.
-   */
-  #restore(lib: Hnswlib, epoch: number): boolean {
+  /** Brings the serving graph up to date: hnswlib restores the saved graph and redoes what it lacks, while this one serves. */
+  #repair(): void {
+    const epoch = ++this.#epoch;
+    this.#state = 'loading';
+    this.#logger('info', `ann: bringing the HNSW graph up to date (${this.#graph!.stale} writes since it was built)`);
+    nextSlice(() => {
+      if (epoch === this.#epoch) this.#guard(() => this.#run(epoch, this.#readSaved()));
+    });
+  }
+
+  /** The saved graph, or null when there is none or it does not read (a graph is then built anew). */
+  #readSaved(): AnnRecord | null {
     const bytes = this.#store?.read();
-    if (!bytes) return false;
-    const started = now();
-    let repair: Repair;
+    if (!bytes) return null;
     try {
-      const record = decodeAnn(bytes);
-      const plan = planRestore(record, this.dim, this.#params, this.#digest!, this.#flat);
-      if (plan === null) {
-        this.#logger('info', 'ann: saved HNSW index is stale, rebuilding in the background');
-        return false;
-      }
-      repair = plan;
-      this.#hnsw = HnswVectorIndex.load(lib, this.dim, record.payload, record.nos, record.deleted, this.#params);
-      for (const no of repair.removed) this.#hnsw.remove(no);
-      this.#saves.reset(repair.removed.length);
+      return decodeAnn(bytes);
     } catch (error) {
-      this.#hnsw?.dispose();
-      this.#hnsw = null;
+      this.#logger('warn', `ann: saved HNSW index unusable, rebuilding: ${messageOf(error)}`);
+      return null;
+    }
+  }
+
+  /**
+   * What the saved graph lacks of the vectors held now; null when it cannot serve them (other
+   * parameters, or so many changes that a build costs as much), and it is built anew.
+   */
+  #lag(record: AnnRecord): Repair | null {
+    const repair = planRestore(record, this.dim, this.#params, this.#digest!, this.#flat);
+    if (repair === null) this.#logger('info', 'ann: saved HNSW index is stale, rebuilding in the background');
+    return repair;
+  }
+
+  /** Serves the saved graph as it is when what it lacks is few enough for its tail; false to have hnswlib bring it up to date (or build anew) first. */
+  #serveSaved(record: AnnRecord): boolean {
+    const repair = planRestore(record, this.dim, this.#params, this.#digest!, this.#flat);
+    if (repair === null || repair.pending.length + repair.removed.length >= Math.max(STALE_MIN, FORCED_SHARE * this.#flat.size)) return false;
+    const started = now();
+    let graph: WalkedGraph;
+    try {
+      graph = WalkedGraph.read(record.payload, this.dim, this.#flat, repair);
+    } catch (error) {
       this.#logger('warn', `ann: saved HNSW index unusable, rebuilding: ${messageOf(error)}`);
       return false;
     }
     this.#status.loadMs = now() - started;
-    this.#logger('info', `ann: HNSW restored from saved bytes in ${this.#status.loadMs.toFixed(1)} ms`, { vectors: this.#flat.size });
-    if (repair.removed.length === 0 && repair.pending.length === 0) {
-      this.#status.source = 'bytes';
-      this.#ready();
-      this.#settle();
-      return true;
-    }
-    this.#logger('info', `ann: bringing the saved HNSW index up to date (vectors to add: ${repair.pending.length}, removed: ${repair.removed.length})`, { add: repair.pending.length, removed: repair.removed.length });
-    this.#pending = new Set(repair.pending);
-    this.#fill(lib, epoch, 'repair');
+    this.#status.source = 'bytes';
+    this.#logger('info', `ann: HNSW restored from saved bytes in ${this.#status.loadMs.toFixed(1)} ms`, { vectors: this.#flat.size, stale: graph.stale });
+    this.#serve(graph);
     return true;
   }
 
   /**
-   * A fresh graph with room for every vector held now plus `headroom`, capped at what fits in
-   * hnswlib-wasm's heap; false (and the exact scan answers) when the vectors alone do not fit.
+   * Loads a fresh hnswlib and runs, in the background, the repair of `record` or a build. What the
+   * saved graph lacks is read once hnswlib has loaded, so the writes made meanwhile are in it.
    */
-  #createGraph(lib: Hnswlib, headroom: number): boolean {
-    const limit = maxHnswVectors(this.dim, this.#params.m);
-    if (this.#flat.size > limit) {
-      this.#fail(new Error(`${this.#flat.size} vectors of ${this.dim} dimensions exceed what hnswlib-wasm's 2 GiB heap holds (${limit})`));
-      return false;
-    }
-    this.#hnsw?.dispose();
+  #run(epoch: number, record: AnnRecord | null): void {
+    this.#loadLibrary().then(
+      (lib) => {
+        if (epoch !== this.#epoch) return;
+        this.#guard(() => {
+          const repair = record && this.#lag(record);
+          const saved = repair ? { record: record!, repair } : null;
+          const host = {
+            flat: this.#flat,
+            dim: this.dim,
+            params: this.#params,
+            logger: this.#logger,
+            finished: (hnsw: HnswVectorIndex, source: 'build' | 'repair', ms: number) => {
+              if (epoch === this.#epoch) this.#finished(hnsw, source, ms);
+              else hnsw.dispose();
+            },
+            failed: (error: unknown) => {
+              if (epoch === this.#epoch) this.#fail(error);
+            },
+          };
+          let build: GraphBuild;
+          try {
+            build = new GraphBuild(lib, host, saved);
+          } catch (error) {
+            if (saved === null) throw error;
+            this.#logger('warn', `ann: saved HNSW index unusable, rebuilding: ${messageOf(error)}`);
+            build = new GraphBuild(lib, host, null);
+          }
+          this.#build = build;
+          this.#state = 'building';
+        });
+      },
+      (error: unknown) => {
+        if (epoch === this.#epoch) this.#fail(error);
+      },
+    );
+  }
+
+  /** hnswlib finished a graph: its bytes are saved, its links read out, and hnswlib dropped. */
+  #finished(hnsw: HnswVectorIndex, source: 'build' | 'repair', ms: number): void {
+    this.#build = null;
+    this.#status.buildMs = ms;
+    this.#status.source = source;
+    if (source === 'build') this.#logger('info', `ann: HNSW built over ${hnsw.size} vectors in ${(ms / 1000).toFixed(1)} s`, { vectors: hnsw.size });
+    else this.#logger('info', `ann: HNSW brought up to date in ${ms.toFixed(0)} ms`, { vectors: hnsw.size });
+    let graph: WalkedGraph;
     try {
-      this.#hnsw = new HnswVectorIndex(lib, this.dim, this.#params, Math.min(limit, Math.ceil(this.#flat.size * headroom)));
+      const started = now();
+      const payload = hnsw.save();
+      this.#write(hnsw, payload);
+      graph = WalkedGraph.read(payload, this.dim, this.#flat);
+      this.#status.saveMs = now() - started;
     } catch (error) {
       this.#fail(error);
-      return false;
+      return;
+    } finally {
+      hnsw.dispose();
     }
-    this.#pending = new Set(this.#flat.nos());
-    return true;
+    this.#serve(graph);
   }
 
-  #build(lib: Hnswlib, epoch: number): void {
-    if (this.#createGraph(lib, 1.25)) this.#fill(lib, epoch, 'build');
+  /** Saves the finished graph with the digest of the vectors it holds; a failed save costs the next open a rebuild, not this one its graph. */
+  #write(hnsw: HnswVectorIndex, payload: Uint8Array): void {
+    if (this.#store === null) return;
+    try {
+      const nos = hnsw.nos();
+      const digest = this.#digest!;
+      this.#store.write(encodeAnn({ dim: this.dim, digest: [digest.a, digest.b], params: this.#params, nos, deleted: hnsw.deletedNos(), entries: digest.entries(nos), payload }));
+    } catch (error) {
+      this.#logger('warn', `ann: saving the HNSW index failed: ${messageOf(error)}`);
+    }
   }
 
-  /** Adds the pending vectors to the graph in background slices; HNSW serves once none is left. */
-  #fill(lib: Hnswlib, epoch: number, filling: 'build' | 'repair'): void {
-    const started = now();
-    let source = filling;
-    this.#state = 'building';
-    const slice = () => {
-      if (epoch !== this.#epoch) return;
-      const until = now() + SLICE_MS;
-      // Writes during the build can outgrow the graph. Growing it copies the whole graph inside
-      // hnswlib's 2 GiB heap, which fails long before a million vectors, so the build starts over
-      // at twice the store's size; the work thrown away is what was built while the store grew.
-      if (this.#hnsw!.size + this.#pending.size > this.#hnsw!.capacity) {
-        this.#logger('info', `ann: the store grew to ${this.#flat.size} vectors during the HNSW build, restarting it with room for more`);
-        if (!this.#createGraph(lib, 2)) return;
-        source = 'build';
-      }
-      try {
-        while (this.#pending.size > 0 && now() < until) {
-          const batch: number[] = [];
-          for (const no of this.#pending) {
-            this.#pending.delete(no);
-            batch.push(no);
-            if (batch.length === BATCH) break;
-          }
-          const nos: number[] = [];
-          const vectors: Float32Array[] = [];
-          this.#flat.getMany(batch).forEach((vector, i) => {
-            if (!vector) return;
-            nos.push(batch[i]!);
-            vectors.push(vector);
-          });
-          if (nos.length > 0) this.#hnsw!.addMany(nos, vectors);
-          this.#saves.filled(nos.length);
-        }
-      } catch (error) {
-        this.#fail(error);
-        return;
-      }
-      if (this.#pending.size > 0) {
-        nextSlice(slice);
-        return;
-      }
-      this.#status.buildMs = now() - started;
-      this.#status.source = source;
-      this.#ready();
-      if (source === 'build') this.#logger('info', `ann: HNSW built over ${this.#hnsw!.size} vectors in ${(this.#status.buildMs / 1000).toFixed(1)} s`, { vectors: this.#hnsw!.size });
-      else this.#logger('info', `ann: HNSW brought up to date in ${this.#status.buildMs.toFixed(0)} ms`, { vectors: this.#hnsw!.size });
-      this.#saves.finished(source === 'build');
-      this.#settle();
-    };
-    nextSlice(slice);
-  }
-
-  /** HNSW answers from now on; the flat scan is the fallback and stops keeping f32 copies HNSW and the store both hold. */
-  #ready(): void {
+  /** `graph` answers from now on; the flat scan scores its walks and stops keeping f32 copies the store holds. */
+  #serve(graph: WalkedGraph): void {
+    this.#graph = graph;
     this.#state = 'ready';
     if (this.#read !== null) this.#flat.release(this.#read);
-  }
-
-  /** The serving graph's bytes for the store, with the digest of the vectors it was built from. */
-  #encode(): PartedBytes | null {
-    const hnsw = this.#hnsw;
-    if (hnsw === null) return null;
-    const payload = hnsw.save();
-    const nos = hnsw.nos();
-    const digest = this.#digest!;
-    return encodeAnn({ dim: this.dim, digest: [digest.a, digest.b], params: this.#params, nos, deleted: hnsw.deletedNos(), entries: digest.entries(nos), payload });
+    this.#settle();
+    this.#maybeRepair();
   }
 
   #settle(): void {
@@ -504,3 +520,9 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 }
 
+/** A repair timer must not keep a Node process alive (the build's slices do, so awaiting it works). */
+function later(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
+  const timer = setTimeout(fn, ms);
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+}

@@ -50,37 +50,38 @@ export interface Hnswlib {
 /** Where hnswlib-wasm reads and writes index files (its own fixed prefix). */
 export const HNSW_DIR = '/hnswlib-index';
 
-let loading: Promise<Hnswlib> | undefined;
+let importing: Promise<Factory> | undefined;
 
 /**
- * Loads hnswlib-wasm once per JS realm. In Node and Deno the package's chunk is patched while it
- * loads; in bundles the `hybridmind/vite` plugin patched it at build time. The library's C++
- * exceptions are `WebAssembly.Exception`s, which cannot cross a worker boundary; callers translate
- * them with `hnswError`.
+ * A fresh instance of hnswlib-wasm, with a heap of its own: WebAssembly memory never shrinks, so
+ * a graph's float32 copy of the vectors is given back only when its whole instance is dropped
+ * (the dense leg reads the graph's links out and lets the instance go, see `walked-graph.ts`).
+ * The module's code is imported once per JS realm. In Node and Deno the package's chunk is patched
+ * while it loads; in bundles the `hybridmind/vite` plugin patched it at build time. The library's
+ * C++ exceptions are `WebAssembly.Exception`s, which cannot cross a worker boundary; callers
+ * translate them with `hnswError`.
  */
-export function loadHnswlib(): Promise<Hnswlib> {
-  loading ??= importModule().then(
-    async (factory) => {
-      const module = (await factory({ print: () => {}, printErr: () => {} })) as Record<string, unknown>;
-      const fs = module[FS_PROPERTY] as EmscriptenFs | undefined;
-      if (!fs) {
-        throw new HybridMindError('UNSUPPORTED', 'loadHnswlib',
-          "hnswlib-wasm was bundled without HybridMind's patch; add the plugin from 'hybridmind/vite' to your bundler config (plugins and worker.plugins)");
-      }
-      if (!fs.analyzePath(HNSW_DIR).exists) fs.mkdir(HNSW_DIR);
-      growFilesByDoubling(fs);
-      return {
-        HierarchicalNSW: module['HierarchicalNSW'] as Hnswlib['HierarchicalNSW'],
-        getExceptionMessage: module['getExceptionMessage'] as Hnswlib['getExceptionMessage'],
-        fs,
-      };
-    },
-  ).catch((cause: unknown) => {
-    loading = undefined;
+export async function loadHnswlib(): Promise<Hnswlib> {
+  importing ??= importModule();
+  try {
+    const module = (await (await importing)({ print: () => {}, printErr: () => {} })) as Record<string, unknown>;
+    const fs = module[FS_PROPERTY] as EmscriptenFs | undefined;
+    if (!fs) {
+      throw new HybridMindError('UNSUPPORTED', 'loadHnswlib',
+        "hnswlib-wasm was bundled without HybridMind's patch; add the plugin from 'hybridmind/vite' to your bundler config (plugins and worker.plugins)");
+    }
+    if (!fs.analyzePath(HNSW_DIR).exists) fs.mkdir(HNSW_DIR);
+    growFilesByDoubling(fs);
+    return {
+      HierarchicalNSW: module['HierarchicalNSW'] as Hnswlib['HierarchicalNSW'],
+      getExceptionMessage: module['getExceptionMessage'] as Hnswlib['getExceptionMessage'],
+      fs,
+    };
+  } catch (cause) {
+    importing = undefined;
     if (cause instanceof HybridMindError) throw cause;
     throw new HybridMindError('UNSUPPORTED', 'loadHnswlib', `hnswlib-wasm failed to load: ${messageOf(cause)}`, { cause });
-  });
-  return loading;
+  }
 }
 
 /** The most a file grows by at once, bounding what doubling allocates past what the file holds. */

@@ -30,16 +30,30 @@ const STACK_PATCHES: ReadonlyArray<readonly [string, string]> = [
   ['new WebAssembly.Exception(getCppExceptionTag(), [ex], {traceStack: true})', 'new WebAssembly.Exception(getCppExceptionTag(), [ex], {traceStack: false})'],
 ];
 
+/**
+ * The package is a debug build: for each runtime symbol it leaves out it defines a getter on
+ * `globalThis` that warns when read, whose closure holds the whole module instance. The first
+ * instance in a realm was never collected, so the float32 copy of the vectors in its heap (~165
+ * MiB at 100k) outlived the graph the dense leg had read out of it and let go (`walked-graph.ts`);
+ * it also left ~100 stray names on the host's global object. Nothing here reads them.
+ */
+const GLOBAL_PATCHES: ReadonlyArray<readonly [string, string]> = [
+  ["function missingGlobal(sym, msg) {\n  if (typeof globalThis !== 'undefined') {", "function missingGlobal(sym, msg) {\n  if (false) {"],
+  ["function missingLibrarySymbol(sym) {\n  if (typeof globalThis !== 'undefined' && !Object.getOwnPropertyDescriptor(globalThis, sym)) {", "function missingLibrarySymbol(sym) {\n  if (false) {"],
+];
+
+const PATCHES = [...STACK_PATCHES, ...GLOBAL_PATCHES];
+
 /** True when `code` is the hnswlib chunk this patch was written for (or already patched). */
 export function isHnswlibChunk(code: string): boolean {
-  return code.includes(MARK) || (code.includes(ENV_CHECK) && code.includes(RUN) && code.includes('var FS = {') && STACK_PATCHES.every(([from]) => code.includes(from)));
+  return code.includes(MARK) || (code.includes(ENV_CHECK) && code.includes(RUN) && code.includes('var FS = {') && PATCHES.every(([from]) => code.includes(from)));
 }
 
 /**
  * Exposes `FS` on the module object, lets the web build run where neither `window` nor
  * `importScripts` exists (Node, Deno; the environment check is the only web-specific code on the
- * path HybridMind uses: the wasm is inlined, nothing is fetched), and stops the stack traces
- * nobody reads (`STACK_PATCHES`).
+ * path HybridMind uses: the wasm is inlined, nothing is fetched), stops the stack traces nobody
+ * reads (`STACK_PATCHES`) and the global getters that kept an instance alive (`GLOBAL_PATCHES`).
  */
 export function patchHnswlib(code: string): string {
   if (code.includes(MARK)) return code;
@@ -47,6 +61,6 @@ export function patchHnswlib(code: string): string {
   // The package's source map no longer matches, and Node cannot resolve it against a data: URL.
   const source = code.replace(/\/\/# sourceMappingURL=\S+\s*$/, '');
   const at = source.lastIndexOf(RUN);
-  const head = STACK_PATCHES.reduce((text, [from, to]) => text.replace(from, to), source.slice(0, at).replace(ENV_CHECK, "if (false) throw new Error('not compiled for this environment"));
+  const head = PATCHES.reduce((text, [from, to]) => text.replace(from, to), source.slice(0, at).replace(ENV_CHECK, "if (false) throw new Error('not compiled for this environment"));
   return `${MARK}${head}\nObject.defineProperty(Module, '${FS_PROPERTY}', { value: FS });${source.slice(at)}`;
 }

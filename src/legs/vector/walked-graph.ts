@@ -1,0 +1,189 @@
+/**
+ * The dense leg's HNSW graph as it serves: hnswlib's link lists (read out of the bytes it saved),
+ * walked with the flat scan's int8 codes, the walk's best re-ranked exactly by the scan. hnswlib
+ * itself is gone by then: its module held a float32 copy of every vector (~165 MiB at 100k), where
+ * the links take ~14 MiB and the codes are the scan's own.
+ *
+ * Writes do not change the graph. A vector added or replaced joins the `tail`, which every search
+ * scores in full; a vector removed or replaced leaves its node as a ghost, which keeps routing
+ * walks with the codes it had (as hnswlib's deleted nodes do) but is never returned. The adaptive
+ * index brings the graph up to date through hnswlib once they are many (`stale`).
+ */
+import { NumberSlots } from '../../util/number-slots.js';
+import type { Accept, Scored } from '../types.js';
+import type { FlatVectorIndex } from './flat-index.js';
+import { readHnswLinks, type HnswLinks } from './hnsw-links.js';
+import { HnswWalk, type NodeScores } from './hnsw-walk.js';
+import { META, quantizeVector, strideOf } from './quantize.js';
+
+/** What the saved graph lacks: vectors to add (new or changed), and memories no longer held. */
+export interface GraphLag {
+  pending: readonly number[];
+  removed: readonly number[];
+}
+
+export class WalkedGraph {
+  readonly #links: HnswLinks;
+  readonly #walk: HnswWalk;
+  readonly #stride: number;
+  /** Per memory number, its node in the saved graph (unless hnswlib had marked it deleted); live while the store holds that vector. */
+  readonly #nodeOf = new NumberSlots();
+  #live = 0;
+  /** Per node, where its codes are in `#ghostCodes`; −1 while it is live. */
+  readonly #ghostOf: Int32Array;
+  #ghostCodes = new Int8Array(0);
+  #ghostScales = new Float64Array(0);
+  #ghosts = 0;
+  /** Memories of the saved graph the store no longer holds. */
+  readonly #gone = new Set<number>();
+  readonly #tail = new Set<number>();
+  /** A batch's live nodes: their memory numbers, places in the batch and estimates. */
+  readonly #liveNos: Int32Array;
+  readonly #livePlaces: Int32Array;
+  readonly #liveScores: Float64Array;
+
+  private constructor(links: HnswLinks, dim: number) {
+    this.#links = links;
+    this.#walk = new HnswWalk(links);
+    this.#stride = strideOf(dim);
+    this.#ghostOf = new Int32Array(links.count).fill(-1);
+    const batch = Math.max(links.maxM, links.maxM0, 1);
+    this.#liveNos = new Int32Array(batch);
+    this.#livePlaces = new Int32Array(batch);
+    this.#liveScores = new Float64Array(batch);
+  }
+
+  /**
+   * The graph in hnswlib's saved `payload`, for the vectors `flat` holds; `lag` says which of them
+   * the graph lacks or holds with an older vector, and which of its memories are gone. Nodes whose
+   * vectors the store no longer has become ghosts with codes quantized from the saved vectors.
+   */
+  static read(payload: Uint8Array, dim: number, flat: FlatVectorIndex, lag: GraphLag = { pending: [], removed: [] }): WalkedGraph {
+    const links = readHnswLinks(payload, dim);
+    const graph = new WalkedGraph(links, dim);
+    const pending = new Set(lag.pending);
+    const removed = new Set(lag.removed);
+    const vector = new Float32Array(dim);
+    const bytes = new Uint8Array(vector.buffer);
+    const meta = new Float64Array(META);
+    for (let node = 0; node < links.count; node++) {
+      const no = links.labels[node]!;
+      const saved = links.deleted[node] === 1;
+      if (!saved) graph.#nodeOf.set(no, node);
+      if (!saved && !pending.has(no) && !removed.has(no) && flat.has(no)) {
+        graph.#live++;
+        continue;
+      }
+      if (!saved && !pending.has(no)) graph.#gone.add(no);
+      const at = links.vectorAt + node * links.vectorStride;
+      bytes.set(payload.subarray(at, at + dim * 4));
+      const g = graph.#newGhost(node);
+      quantizeVector(vector, graph.#ghostCodes, g * graph.#stride, graph.#stride, meta, 0);
+      graph.#ghostScales[g] = meta[0]!;
+    }
+    for (const no of lag.pending) graph.#tail.add(no);
+    return graph;
+  }
+
+  /** Vectors the graph answers for: its live nodes and the tail. */
+  get size(): number {
+    return this.#live + this.#tail.size;
+  }
+
+  /** Live nodes: the vectors in the graph proper. */
+  get indexed(): number {
+    return this.#live;
+  }
+
+  /** Writes the graph does not hold as built (the tail, and the memories removed since hnswlib saved it): what bringing it up to date redoes. */
+  get stale(): number {
+    return this.#tail.size + this.#gone.size;
+  }
+
+  /** Share of the graph's nodes that only route (ghosts), which a rebuild would drop. */
+  get ghostRatio(): number {
+    return this.#links.count === 0 ? 0 : this.#ghosts / this.#links.count;
+  }
+
+  /** Before `flat` stores a vector for `no`: a live node for it keeps the codes it had, as a ghost, and `no` joins the tail. */
+  willAdd(no: number, flat: FlatVectorIndex): void {
+    this.#bury(no, flat);
+    this.#gone.delete(no);
+    this.#tail.add(no);
+  }
+
+  /** Before `flat` drops `no`. */
+  willRemove(no: number, flat: FlatVectorIndex): void {
+    this.#bury(no, flat);
+    if (this.#nodeOf.has(no)) this.#gone.add(no);
+    this.#tail.delete(no);
+  }
+
+  /**
+   * The exact top `k` of what the walk (a beam of `ef`) meets and of the tail, ranked by `flat`;
+   * null when the query cannot be quantized (only the full scan answers it).
+   */
+  search(flat: FlatVectorIndex, query: Float32Array, k: number, ef: number, accept?: Accept): Scored[] | null {
+    if (!flat.prepareEstimates(query)) return null;
+    const labels = this.#links.labels;
+    const ghostOf = this.#ghostOf;
+    const score: NodeScores = (nodes, count, out) => this.#score(flat, nodes, count, out);
+    const keep = accept === undefined ? (node: number) => ghostOf[node]! < 0 : (node: number) => ghostOf[node]! < 0 && accept(labels[node]!);
+    const found = this.#walk.search(score, Math.max(ef, k), keep, this.#ghosts > 0 || accept !== undefined);
+    const nos: number[] = [];
+    for (let i = 0; i < found.count; i++) nos.push(labels[found.nodes[i]!]!);
+    for (const no of this.#tail) if (accept === undefined || accept(no)) nos.push(no);
+    return flat.searchAmong(nos, k, accept);
+  }
+
+  /** Bytes held: the links, the node tables and the ghosts' codes. */
+  byteSize(): number {
+    const l = this.#links;
+    return l.level0.byteLength + l.upper.byteLength + l.upperAt.byteLength + l.labels.byteLength + l.levels.byteLength + l.deleted.byteLength + this.#ghostOf.byteLength + this.#ghostCodes.byteLength + this.#ghostScales.byteLength;
+  }
+
+  /** Live nodes are scored by the flat scan in one batch, ghosts with the codes they kept. */
+  #score(flat: FlatVectorIndex, nodes: Int32Array, count: number, out: Float64Array): void {
+    const labels = this.#links.labels;
+    const liveNos = this.#liveNos;
+    const places = this.#livePlaces;
+    let live = 0;
+    for (let i = 0; i < count; i++) {
+      const node = nodes[i]!;
+      const g = this.#ghostOf[node]!;
+      if (g < 0) {
+        liveNos[live] = labels[node]!;
+        places[live++] = i;
+      } else {
+        out[i] = flat.estimateCodes(this.#ghostCodes, g * this.#stride, this.#ghostScales[g]!);
+      }
+    }
+    if (live === count) return flat.estimateMany(liveNos, count, out);
+    flat.estimateMany(liveNos, live, this.#liveScores);
+    for (let j = 0; j < live; j++) out[places[j]!] = this.#liveScores[j]!;
+  }
+
+  /** Makes the node of `no`, while live, a ghost with the codes `flat` holds for it (the saved vector). */
+  #bury(no: number, flat: FlatVectorIndex): void {
+    const node = this.#nodeOf.get(no);
+    if (node === undefined || this.#ghostOf[node]! >= 0) return;
+    const g = this.#newGhost(node);
+    this.#ghostScales[g] = flat.codesOf(no, this.#ghostCodes, g * this.#stride) ?? 0;
+    this.#live--;
+  }
+
+  #newGhost(node: number): number {
+    const g = this.#ghosts++;
+    if (g === this.#ghostScales.length) {
+      const room = Math.max(16, g * 2);
+      const codes = new Int8Array(room * this.#stride);
+      codes.set(this.#ghostCodes);
+      const scales = new Float64Array(room);
+      scales.set(this.#ghostScales);
+      this.#ghostCodes = codes;
+      this.#ghostScales = scales;
+    }
+    this.#ghostOf[node] = g;
+    return g;
+  }
+}

@@ -1,0 +1,154 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HybridMindError } from '../src/errors.js';
+import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
+import { HnswVectorIndex } from '../src/legs/vector/hnsw-index.js';
+import { readHnswLinks } from '../src/legs/vector/hnsw-links.js';
+import { loadHnswlib, type Hnswlib } from '../src/legs/vector/hnswlib-loader.js';
+import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
+import { WalkedGraph } from '../src/legs/vector/walked-graph.js';
+import { clusteredVectors, exactTop } from './support/clustered-vectors.js';
+
+const pool = clusteredVectors(3100, { seed: 41 });
+const vectors = pool.slice(0, 3000);
+const queries = pool.slice(3000);
+/** Memory numbers that are not the nodes' own numbers, so a mix-up shows. */
+const noOf = (i: number) => 5000 + 3 * i;
+
+let lib: Hnswlib;
+let kernel: VectorKernel;
+let payload: Uint8Array;
+let hnsw: HnswVectorIndex;
+
+beforeAll(async () => {
+  lib = await loadHnswlib();
+  kernel = (await loadVectorKernel())!;
+  hnsw = new HnswVectorIndex(lib, 384);
+  hnsw.addMany(vectors.map((_, i) => noOf(i)), vectors);
+  hnsw.remove(noOf(7));
+  payload = hnsw.save();
+});
+
+function flatOf(withKernel: boolean, skip: (i: number) => boolean = () => false): FlatVectorIndex {
+  const flat = new FlatVectorIndex(384, withKernel ? kernel : null);
+  vectors.forEach((v, i) => {
+    if (!skip(i)) flat.add(noOf(i), v);
+  });
+  return flat;
+}
+
+function recallOf(search: (q: Float32Array) => number[], nos: (i: number) => number = noOf): number {
+  let found = 0;
+  for (const q of queries) {
+    const truth = new Set(exactTop(vectors, q, 10).filter((i) => i !== 7).slice(0, 10).map(nos));
+    found += search(q).filter((no) => truth.has(no)).length;
+  }
+  return found / (queries.length * 10);
+}
+
+describe('hnswlib\'s saved graph, read without hnswlib', () => {
+  it('holds every node with its label, deleted mark and links, and the entry point at the top level', () => {
+    const links = readHnswLinks(payload, 384);
+    expect(links.count).toBe(3000);
+    expect(Array.from(links.labels)).toEqual(vectors.map((_, i) => noOf(i)));
+    expect(Array.from(links.deleted).flatMap((d, node) => (d ? [node] : []))).toEqual([7]);
+    expect(links.levels[links.entry]).toBe(links.maxLevel);
+    expect(links.maxLevel).toBeGreaterThan(0);
+    expect(links.maxM0).toBe(32);
+    for (let node = 0; node < links.count; node++) {
+      const n = links.level0[node * 33]!;
+      expect(n).toBeGreaterThan(0);
+      expect(n).toBeLessThanOrEqual(32);
+    }
+    // A node's vector is where the saved bytes keep it.
+    const at = links.vectorAt + 42 * links.vectorStride;
+    expect(Array.from(new Float32Array(payload.slice(at, at + 384 * 4).buffer))).toEqual(Array.from(vectors[42]!));
+  });
+
+  it('refuses bytes that are not a whole graph of these vectors with CORRUPT', () => {
+    const corrupt = (bytes: Uint8Array, dim = 384) => {
+      try {
+        readHnswLinks(bytes, dim);
+      } catch (error) {
+        expect(error).toBeInstanceOf(HybridMindError);
+        return (error as HybridMindError).code;
+      }
+      return 'read';
+    };
+    expect(corrupt(payload.subarray(0, 40))).toBe('CORRUPT');
+    expect(corrupt(payload.subarray(0, payload.length - 4))).toBe('CORRUPT');
+    expect(corrupt(payload, 128)).toBe('CORRUPT');
+    const longer = new Uint8Array(payload.length + 4);
+    longer.set(payload);
+    expect(corrupt(longer)).toBe('CORRUPT');
+    const stray = payload.slice();
+    new DataView(stray.buffer).setUint32(56 + 4, 3000, true);
+    expect(corrupt(stray)).toBe('CORRUPT');
+    expect(corrupt(payload)).toBe('read');
+  });
+});
+
+describe('WalkedGraph', () => {
+  it('finds what hnswlib finds at the same ef, and answers with the exact scan\'s scores', () => {
+    for (const withKernel of [true, false]) {
+      const flat = flatOf(withKernel, (i) => i === 7);
+      const graph = WalkedGraph.read(payload, 384, flat);
+      expect(graph.indexed).toBe(2999);
+      for (const ef of [16, 64]) {
+        hnsw.setEfSearch(ef);
+        const theirs = recallOf((q) => hnsw.search(q, 10).map((h) => h.no));
+        const ours = recallOf((q) => graph.search(flat, q, 10, ef)!.map((h) => h.no));
+        expect(ours).toBeGreaterThanOrEqual(theirs - 0.02);
+        if (ef === 64) expect(ours).toBeGreaterThanOrEqual(0.95);
+      }
+      const exact = flat.search(queries[0]!, 10);
+      const walked = graph.search(flat, queries[0]!, 10, 64)!;
+      const score = new Map(exact.map((h) => [h.no, h.score]));
+      for (const hit of walked) if (score.has(hit.no)) expect(hit.score).toBe(score.get(hit.no));
+      expect(walked.map((h) => h.score)).toEqual([...walked.map((h) => h.score)].sort((a, b) => b - a));
+    }
+    hnsw.setEfSearch(64);
+  });
+
+  it('keeps what is written after it in a tail and removed vectors as ghosts that route but are never returned', () => {
+    const flat = flatOf(true, (i) => i === 7 || i >= 2900);
+    // The graph holds nodes for 2900…2999 the store no longer has: they become ghosts.
+    const graph = WalkedGraph.read(payload, 384, flat, { pending: [], removed: vectors.slice(2900).map((_, j) => noOf(2900 + j)) });
+    expect(graph.indexed).toBe(2899);
+    expect(graph.stale).toBe(100);
+    for (let i = 2900; i < 2910; i++) expect(graph.search(flat, vectors[i]!, 10, 64)!.some((h) => h.no === noOf(i))).toBe(false);
+    // A new memory, a replaced one and a removed one, as the adaptive index reports them before the scan changes.
+    const fresh = 99_999;
+    graph.willAdd(fresh, flat);
+    flat.add(fresh, vectors[2950]!);
+    graph.willAdd(noOf(10), flat);
+    flat.add(noOf(10), vectors[20]!);
+    graph.willRemove(noOf(30), flat);
+    flat.remove(noOf(30));
+    expect(graph.stale).toBe(103);
+    // Removing the replaced one is one write more, not two: its node was a ghost already.
+    graph.willRemove(noOf(10), flat);
+    expect(graph.stale).toBe(103);
+    graph.willAdd(noOf(10), flat);
+    expect(graph.stale).toBe(103);
+    expect(graph.indexed).toBe(2897);
+    expect(graph.size).toBe(2899);
+    expect(graph.search(flat, vectors[2950]!, 1, 64)).toEqual(flat.search(vectors[2950]!, 1));
+    const twins = graph.search(flat, vectors[20]!, 2, 64)!;
+    expect(twins.map((h) => h.no).sort()).toEqual([noOf(10), noOf(20)].sort());
+    expect(graph.search(flat, vectors[10]!, 50, 64)!.some((h) => h.no === noOf(10) && h.score > 0.999)).toBe(false);
+    expect(graph.search(flat, vectors[30]!, 50, 64)!.some((h) => h.no === noOf(30))).toBe(false);
+    // Routing through the ghosts still finds the rest.
+    expect(recallOf((q) => graph.search(flat, q, 10, 64)!.map((h) => h.no))).toBeGreaterThanOrEqual(0.9);
+    expect(graph.byteSize()).toBeLessThan(hnsw.byteSize() / 5);
+  });
+
+  it('returns only what the filter accepts, and nothing for a query it cannot quantize', () => {
+    const flat = flatOf(true, (i) => i === 7);
+    const graph = WalkedGraph.read(payload, 384, flat);
+    const even = (no: number) => no % 2 === 0;
+    const hits = graph.search(flat, queries[1]!, 10, 64, even)!;
+    expect(hits).toHaveLength(10);
+    expect(hits.every((h) => even(h.no))).toBe(true);
+    expect(graph.search(flat, new Float32Array(384), 10, 64)).toBeNull();
+  });
+});
