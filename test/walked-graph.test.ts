@@ -142,6 +142,27 @@ describe('WalkedGraph', () => {
     expect(graph.byteSize()).toBeLessThan(hnsw.byteSize() / 5);
   });
 
+  it('asks to be brought up to date after a hundredth of stale writes once quiet, at once after a twentieth or past a quarter of ghosts', () => {
+    const flat = flatOf(true, (i) => i === 7);
+    const graph = WalkedGraph.read(payload, 384, flat);
+    expect(graph.repairDue()).toBeNull();
+    // Stale writes against the vectors the graph answers for (its live nodes and its tail).
+    for (let i = 0; i < 30; i++) graph.willAdd(90_000 + i, flat);
+    expect([graph.stale, graph.size, graph.repairDue()]).toEqual([30, 3029, null]);
+    graph.willAdd(90_030, flat);
+    expect([graph.stale, graph.size, graph.repairDue()]).toEqual([31, 3030, 'quiet']);
+    for (let i = 0; i < 100; i++) graph.willRemove(noOf(100 + i), flat);
+    expect([graph.stale, graph.size, graph.repairDue()]).toEqual([131, 2930, 'quiet']);
+    for (let i = 0; i < 20; i++) graph.willRemove(noOf(300 + i), flat);
+    expect([graph.stale, graph.size, graph.repairDue()]).toEqual([151, 2910, 'now']);
+    expect(WalkedGraph.servesWith({ pending: Array.from({ length: 149 }, (_, i) => i), removed: [] }, 3000)).toBe(true);
+    expect(WalkedGraph.servesWith({ pending: Array.from({ length: 149 }, (_, i) => i), removed: [1] }, 3000)).toBe(false);
+    expect(WalkedGraph.servesWith({ pending: [1, 2, 3], removed: [4] }, 10)).toBe(true);
+    // A quarter of the nodes as ghosts: a rebuild, whatever the tail.
+    const churned = WalkedGraph.read(payload, 384, flatOf(true, (i) => i < 760));
+    expect(churned.repairDue()).toBe('now');
+  });
+
   it('returns only what the filter accepts, and nothing for a query it cannot quantize', () => {
     const flat = flatOf(true, (i) => i === 7);
     const graph = WalkedGraph.read(payload, 384, flat);

@@ -2,7 +2,7 @@ import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Accept, AnnOptions, SavedBytes, Scored, VectorIndex, VectorReader } from '../types.js';
 import { decodeAnn, encodeAnn, VectorDigest, type AnnRecord } from './ann-format.js';
-import { planRestore, REBUILD_DELETED_RATIO, type Repair } from './ann-repair.js';
+import { planRestore, type Repair } from './ann-repair.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { checkPacked } from './packed.js';
 import { readQuantized, type QuantizedRun } from './quantized-snapshot.js';
@@ -63,18 +63,6 @@ interface Dependencies {
  * below it the copies are small and the read would be a large share of a sub-millisecond query.
  */
 const COPIES_MAX_BYTES = 32 * 2 ** 20;
-
-/**
- * Writes the serving graph does not hold as built (its tail and ghosts, see `walked-graph.ts`), as
- * a share of the vectors, from which it is brought up to date once writes go quiet for
- * `saveDelayMs`; from `FORCED_SHARE` on, at once. Every search scores the whole tail (~0.25 µs a
- * vector), and bringing a graph up to date restores it into hnswlib, re-adds the tail (about a
- * millisecond a vector at 100k) and saves it (about a second).
- */
-const QUIET_SHARE = 0.01;
-const FORCED_SHARE = 0.05;
-/** Below this many stale writes a graph is never brought up to date on their account (small graphs). */
-const STALE_MIN = 16;
 
 /**
  * The dense leg as the engine sees it: the exact flat scan always (the source of vectors, and the
@@ -314,16 +302,11 @@ export class AdaptiveVectorIndex implements VectorIndex {
     else if (this.#state === 'ready' && this.#graph !== null) this.#maybeRepair();
   }
 
-  /** Brings the serving graph up to date once its stale writes are many: at once past `FORCED_SHARE` or too many ghosts, else after writes go quiet. */
+  /** Brings the serving graph up to date when it asks for it: at once, or once writes go quiet. */
   #maybeRepair(): void {
-    const graph = this.#graph!;
-    const stale = graph.stale;
-    if (stale < STALE_MIN && graph.ghostRatio <= REBUILD_DELETED_RATIO) return;
-    if (stale >= FORCED_SHARE * graph.size || graph.ghostRatio > REBUILD_DELETED_RATIO) {
-      this.#repair();
-      return;
-    }
-    if (stale < QUIET_SHARE * graph.size) return;
+    const due = this.#graph!.repairDue();
+    if (due === 'now') return this.#repair();
+    if (due === null) return;
     if (this.#repairTimer) clearTimeout(this.#repairTimer);
     this.#repairTimer = later(() => {
       this.#repairTimer = null;
@@ -411,7 +394,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   /** Serves the saved graph as it is when what it lacks is few enough for its tail; false to have hnswlib bring it up to date (or build anew) first. */
   #serveSaved(record: AnnRecord): boolean {
     const repair = planRestore(record, this.dim, this.#params, this.#digest!, this.#flat);
-    if (repair === null || repair.pending.length + repair.removed.length >= Math.max(STALE_MIN, FORCED_SHARE * this.#flat.size)) return false;
+    if (repair === null || !WalkedGraph.servesWith(repair, this.#flat.size)) return false;
     const started = now();
     let graph: WalkedGraph;
     try {

@@ -409,7 +409,7 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   /**
-   * Quantizes `query` for `estimate`, `estimateCodes` and `searchAmong`: the steps of a search
+   * Quantizes `query` for `estimateMany`, `estimateCodes` and `searchAmong`: the steps of a search
    * that picks the vectors it scores itself (a walk over an HNSW graph). False when the query has
    * a non-finite component or no length, which only `search` answers.
    */

@@ -35,7 +35,7 @@ const STACK_PATCHES: ReadonlyArray<readonly [string, string]> = [
  * `globalThis` that warns when read, whose closure holds the whole module instance. The first
  * instance in a realm was never collected, so the float32 copy of the vectors in its heap (~165
  * MiB at 100k) outlived the graph the dense leg had read out of it and let go (`walked-graph.ts`);
- * it also left ~100 stray names on the host's global object. Nothing here reads them.
+ * it also left ~150 stray names on the host's global object. Nothing here reads them.
  */
 const GLOBAL_PATCHES: ReadonlyArray<readonly [string, string]> = [
   ["function missingGlobal(sym, msg) {\n  if (typeof globalThis !== 'undefined') {", "function missingGlobal(sym, msg) {\n  if (false) {"],

@@ -11,10 +11,23 @@
  */
 import { NumberSlots } from '../../util/number-slots.js';
 import type { Accept, Scored } from '../types.js';
+import { REBUILD_DELETED_RATIO } from './ann-repair.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { readHnswLinks, type HnswLinks } from './hnsw-links.js';
 import { HnswWalk, type NodeScores } from './hnsw-walk.js';
 import { META, quantizeVector, strideOf } from './quantize.js';
+
+/**
+ * Writes a serving graph does not hold as built (its tail and the memories removed since), as a
+ * share of the vectors, from which it asks to be brought up to date once writes go quiet; from
+ * `FORCED_SHARE` on, at once. Every search scores the whole tail (~0.25 µs a vector in plain
+ * JavaScript, less with the kernel), and bringing a graph up to date restores it into hnswlib,
+ * re-adds the tail (about a millisecond a vector at 100k) and saves it (about a second).
+ */
+const QUIET_SHARE = 0.01;
+const FORCED_SHARE = 0.05;
+/** Below this many stale writes a graph never asks on their account (small graphs). */
+const STALE_MIN = 16;
 
 /** What the saved graph lacks: vectors to add (new or changed), and memories no longer held. */
 export interface GraphLag {
@@ -101,7 +114,7 @@ export class WalkedGraph {
   }
 
   /** Share of the graph's nodes that only route (ghosts), which a rebuild would drop. */
-  get ghostRatio(): number {
+  get #ghostRatio(): number {
     return this.#links.count === 0 ? 0 : this.#ghosts / this.#links.count;
   }
 
@@ -134,6 +147,21 @@ export class WalkedGraph {
     for (let i = 0; i < found.count; i++) nos.push(labels[found.nodes[i]!]!);
     for (const no of this.#tail) if (accept === undefined || accept(no)) nos.push(no);
     return flat.searchAmong(nos, k, accept);
+  }
+
+  /** Whether a saved graph that lacks `lag` of `size` vectors serves as it is, the lag as its tail and ghosts. */
+  static servesWith(lag: GraphLag, size: number): boolean {
+    return lag.pending.length + lag.removed.length < Math.max(STALE_MIN, FORCED_SHARE * size);
+  }
+
+  /**
+   * Whether to bring the graph up to date through hnswlib: 'now' past `FORCED_SHARE` of stale writes
+   * or once ghosts are more than a rebuild tolerates, 'quiet' past `QUIET_SHARE` (once writes go quiet).
+   */
+  repairDue(): 'now' | 'quiet' | null {
+    const stale = this.stale;
+    if (this.#ghostRatio > REBUILD_DELETED_RATIO || (stale >= STALE_MIN && stale >= FORCED_SHARE * this.size)) return 'now';
+    return stale >= STALE_MIN && stale >= QUIET_SHARE * this.size ? 'quiet' : null;
   }
 
   /** Bytes held: the links, the node tables and the ghosts' codes. */
