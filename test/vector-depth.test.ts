@@ -66,15 +66,24 @@ describe('recall depth', () => {
     await mem.close();
   });
 
-  it('asks HNSW for the pool once it serves a vector recall', async () => {
+  it('walks HNSW as wide as the pool once it serves a vector recall, and re-ranks only what can make its k', async () => {
     const vectors = clusteredVectors(300, { seed: 31 });
     const logs: string[] = [];
     const mem = await storeOf(vectors, { threshold: 200 }, logs);
     while (!logs.some((m) => m.includes('HNSW built') || m.includes('HNSW disabled'))) await new Promise((r) => setTimeout(r, 20));
     expect(logs.some((m) => m.includes('HNSW built over 300'))).toBe(true);
     const search = vi.spyOn(WalkedGraph.prototype, 'search');
-    await mem.recall('memory', { mode: 'vector', queryEmbedding: vectors[3]!, k: 7 });
-    expect(search.mock.calls.map((c) => c[2])).toEqual([100]);
+    const among = vi.spyOn(FlatVectorIndex.prototype, 'searchAmong');
+    const wide = await mem.recall('memory', { mode: 'hybrid', queryEmbedding: vectors[3]!, k: 10 });
+    expect(search.mock.calls.map((c) => [c[2], c[3]])).toEqual([[100, 100]]);
+    search.mockClear();
+    const hits = await mem.recall('memory', { mode: 'vector', queryEmbedding: vectors[3]!, k: 7, explain: true });
+    // k 7 from a beam of 100: the walk is the pool's, the re-ranking the top 7's.
+    expect(search.mock.calls.map((c) => [c[2], c[3]])).toEqual([[7, 100]]);
+    expect(among.mock.calls.at(-1)![1]).toBe(7);
+    const deep = await mem.recall('memory', { mode: 'vector', queryEmbedding: vectors[3]!, k: 100 });
+    expect(hits.map((h) => [h.id, h.score])).toEqual(deep.slice(0, 7).map((h) => [h.id, h.score]));
+    expect(wide.length).toBeGreaterThan(0);
     await mem.close();
   });
 });

@@ -63,8 +63,12 @@ export interface VectorIndex {
   adoptQuantized?(bytes: Uint8Array | PartedBytes): boolean;
   remove(no: number): boolean;
   has(no: number): boolean;
-  /** Top `k` by inner product, best first; `accept` filters candidates before the cut. */
-  search(query: Float32Array, k: number, accept?: Accept): Scored[];
+  /**
+   * Top `k` by inner product, best first; `accept` filters candidates before the cut. `breadth`
+   * (at least k) is how many candidates an approximate index weighs to find them, as if asked for
+   * that many: the same top k, without re-scoring the rest. An exact index ignores it.
+   */
+  search(query: Float32Array, k: number, accept?: Accept, breadth?: number): Scored[];
   /**
    * Whether `search` finds the exact top k now (a scan), so its top k is the first k of any deeper
    * search; an approximate index (HNSW) finds its top k better when asked for more. Absent: not known to be exact.

@@ -93,11 +93,12 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
   const useLexical = o.mode === 'lexical' || needSeeds;
   // The vector index holds only memories the catalog does: a test that passes them all is skipped.
   const acceptsAll = o.filter === null && parts.catalog.acceptsEvery(reference, o.asOf !== null, o.includeHistorical);
-  // A vector recall returns the leg's top k. An exact scan's top k is the first k of a deeper
-  // search, which would only re-score more vectors (100k on a file store: ~145 read back from
-  // SQLite for 100, ~20 for 10); an approximate index is asked for the pool, which finds its top k better.
-  const vectorDepth = o.mode === 'vector' && parts.vector?.exact === true ? o.k : pool;
-  const vector = useVector ? parts.vector!.search(queryVector!, vectorDepth, acceptsAll ? undefined : accept) : null;
+  // A vector recall returns the leg's top k: an exact scan's is the first k of a deeper search,
+  // and an approximate index finds its top k better weighing the pool's worth of candidates. Asked
+  // for k with that breadth, neither re-scores the rest (100k on a file store: ~145 vectors read
+  // back from SQLite for 100, ~20 for 10).
+  const vectorDepth = o.mode === 'vector' ? o.k : pool;
+  const vector = useVector ? parts.vector!.search(queryVector!, vectorDepth, acceptsAll ? undefined : accept, pool) : null;
   const lexical = useLexical ? parts.lexical.search(query, pool, accept) : null;
 
   let graph: GraphHit[] | null = null;

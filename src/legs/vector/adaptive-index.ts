@@ -236,9 +236,9 @@ export class AdaptiveVectorIndex implements VectorIndex {
     return this.#flat.has(no);
   }
 
-  search(query: Float32Array, k: number, accept?: Accept): Scored[] {
+  search(query: Float32Array, k: number, accept?: Accept, breadth = k): Scored[] {
     if (this.#serving()) {
-      const hits = this.#graph!.search(this.#flat, query, k, this.#params.efSearch, accept);
+      const hits = this.#graph!.search(this.#flat, query, k, Math.max(this.#params.efSearch, breadth), accept);
       // A selective filter can starve the graph walk; the exact scan then gives the full answer.
       if (hits !== null && (hits.length >= Math.min(k, this.#flat.size) || !accept)) return hits;
     }
