@@ -11,7 +11,7 @@
  */
 import { NumberSlots } from '../../util/number-slots.js';
 import type { Accept, Scored } from '../types.js';
-import { REBUILD_DELETED_RATIO } from './ann-repair.js';
+import { REBUILD_DELETED_RATIO, type Repair } from './ann-repair.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { readHnswLinks, type HnswLinks } from './hnsw-links.js';
 import { HnswWalk, type NodeScores } from './hnsw-walk.js';
@@ -28,12 +28,6 @@ const QUIET_SHARE = 0.01;
 const FORCED_SHARE = 0.05;
 /** Below this many stale writes a graph never asks on their account (small graphs). */
 const STALE_MIN = 16;
-
-/** What the saved graph lacks: vectors to add (new or changed), and memories no longer held. */
-export interface GraphLag {
-  pending: readonly number[];
-  removed: readonly number[];
-}
 
 export class WalkedGraph {
   readonly #links: HnswLinks;
@@ -71,7 +65,7 @@ export class WalkedGraph {
    * the graph lacks or holds with an older vector, and which of its memories are gone. Nodes whose
    * vectors the store no longer has become ghosts with codes quantized from the saved vectors.
    */
-  static read(payload: Uint8Array, dim: number, flat: FlatVectorIndex, lag: GraphLag = { pending: [], removed: [] }): WalkedGraph {
+  static read(payload: Uint8Array, dim: number, flat: FlatVectorIndex, lag: Repair = { pending: [], removed: [] }): WalkedGraph {
     const links = readHnswLinks(payload, dim);
     const graph = new WalkedGraph(links, dim);
     const pending = new Set(lag.pending);
@@ -150,7 +144,7 @@ export class WalkedGraph {
   }
 
   /** Whether a saved graph that lacks `lag` of `size` vectors serves as it is, the lag as its tail and ghosts. */
-  static servesWith(lag: GraphLag, size: number): boolean {
+  static servesWith(lag: Repair, size: number): boolean {
     return lag.pending.length + lag.removed.length < Math.max(STALE_MIN, FORCED_SHARE * size);
   }
 
