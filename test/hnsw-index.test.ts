@@ -3,6 +3,7 @@ import { HybridMindError } from '../src/errors.js';
 import type { AnnOptions, SavedBytes } from '../src/legs/types.js';
 import { joinParts } from '../src/util/parted-bytes.js';
 import { checksum, decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js';
+import { stripVectors, withVectors } from '../src/legs/vector/hnsw-links.js';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { HnswVectorIndex, maxHnswVectors, restoreCapacity } from '../src/legs/vector/hnsw-index.js';
@@ -17,6 +18,20 @@ beforeAll(async () => {
 });
 
 /** Version 2 bytes as the builds before per-vector digest entries wrote them: the same without the entries. */
+/** Bytes encoded with hnswlib's whole graph marked as version 2, which kept it so: the layout is otherwise the current one. */
+function asVersion2(encoded: Uint8Array): Uint8Array {
+  const v2 = encoded.slice();
+  new DataView(v2.buffer).setUint32(4, 2, true);
+  return v2;
+}
+
+/** Saved bytes as version 2 wrote them: the graph made whole again with each label's vector. */
+function wholeVersion2(current: Uint8Array, vectorOf: (no: number) => Float32Array): Uint8Array {
+  const record = decodeAnn(current);
+  const graph = withVectors(record.graph, record.dim, (labels) => labels.map(vectorOf));
+  return asVersion2(joinParts(encodeAnn({ ...record, entries: record.entries!, graph }))!);
+}
+
 function asVersion1(v2: Uint8Array): Uint8Array {
   const header = new DataView(v2.buffer, v2.byteOffset, v2.byteLength);
   const count = header.getUint32(12, true);
@@ -142,9 +157,9 @@ describe('HnswVectorIndex', () => {
   });
 
   it('refuses corrupt index bytes with CORRUPT, never a partial index', () => {
-    const record = { dim: 384, digest: [1, 2] as [number, number], params: { m: 16, efConstruction: 100 }, nos: new Int32Array([1, 2]), deleted: new Int32Array([5]), entries: new Uint32Array([11, 12, 21, 22]), payload: new Uint8Array([9, 9, 9, 9, 9]) };
+    const record = { dim: 384, digest: [1, 2] as [number, number], params: { m: 16, efConstruction: 100 }, nos: new Int32Array([1, 2]), deleted: new Int32Array([5]), entries: new Uint32Array([11, 12, 21, 22]), graph: new Uint8Array([9, 9, 9, 9, 9]) };
     const bytes = joinParts(encodeAnn(record))!;
-    expect(decodeAnn(bytes)).toMatchObject({ nos: record.nos, deleted: record.deleted, entries: record.entries, payload: record.payload });
+    expect(decodeAnn(bytes)).toMatchObject({ nos: record.nos, deleted: record.deleted, entries: record.entries, graph: record.graph });
     expect(() => encodeAnn({ ...record, entries: new Uint32Array(2) })).toThrowError(/2 digest words for 2 vectors/);
     const flipped = bytes.slice();
     flipped[bytes.length - 1] = 0;
@@ -165,12 +180,24 @@ describe('HnswVectorIndex', () => {
     expect(() => checksum(bytes.subarray(0, 7), bytes.subarray(7))).toThrowError(/piece 0 is 7 bytes/);
   });
 
-  it('still reads version 1 bytes, which carry no per-vector digest entries', () => {
-    const record = { dim: 8, digest: [3, 4] as [number, number], params: { m: 16, efConstruction: 100 }, nos: new Int32Array([7, 8, 9]), deleted: new Int32Array([2]), entries: new Uint32Array(6).fill(5), payload: new Uint8Array([1, 2, 3, 4, 5, 6, 7]) };
-    const v1 = asVersion1(joinParts(encodeAnn(record))!);
-    expect(decodeAnn(v1)).toMatchObject({ dim: 8, digest: [3, 4], nos: record.nos, deleted: record.deleted, entries: null, payload: record.payload });
-    new DataView(v1.buffer).setUint32(4, 3, true);
-    expect(() => decodeAnn(v1)).toThrowError(expect.objectContaining({ code: 'CORRUPT', message: expect.stringContaining('version 3') }));
+  it('still reads version 1 and 2 bytes, which keep hnswlib\'s graph whole, and strips it', () => {
+    const small = new HnswVectorIndex(lib, 8);
+    small.addMany([7, 8, 9, 2], vectors.slice(0, 4).map((v) => v.slice(0, 8)));
+    small.remove(2);
+    const whole = small.save();
+    small.dispose();
+    const record = { dim: 8, digest: [3, 4] as [number, number], params: { m: 16, efConstruction: 100 }, nos: new Int32Array([7, 8, 9]), deleted: new Int32Array([2]), entries: new Uint32Array(6).fill(5), graph: whole };
+    const v2 = asVersion2(joinParts(encodeAnn(record))!);
+    const graph = stripVectors(whole, 8);
+    expect(graph.length).toBeLessThan(whole.length);
+    expect(decodeAnn(v2)).toMatchObject({ dim: 8, digest: [3, 4], nos: record.nos, deleted: record.deleted, entries: record.entries, graph });
+    const v1 = asVersion1(v2);
+    expect(decodeAnn(v1)).toMatchObject({ dim: 8, digest: [3, 4], nos: record.nos, deleted: record.deleted, entries: null, graph });
+    // Version 3 bytes are the stripped graph as saved; an older version's graph that is not hnswlib's is CORRUPT.
+    expect(decodeAnn(joinParts(encodeAnn({ ...record, graph }))!).graph).toEqual(graph);
+    expect(() => decodeAnn(asVersion2(joinParts(encodeAnn({ ...record, graph }))!))).toThrowError(expect.objectContaining({ code: 'CORRUPT' }));
+    new DataView(v1.buffer).setUint32(4, 4, true);
+    expect(() => decodeAnn(v1)).toThrowError(expect.objectContaining({ code: 'CORRUPT', message: expect.stringContaining('version 4') }));
   });
 });
 
@@ -388,11 +415,30 @@ describe('AdaptiveVectorIndex', () => {
     reopened.dispose();
   });
 
-  it('rebuilds saved bytes of the previous format, which cannot say which vectors changed', async () => {
+  it('serves and repairs saved bytes of version 2, which kept hnswlib\'s graph whole, and saves them stripped', async () => {
     const store = memorySavedBytes();
     const first = await indexed(store, 800);
     first.dispose();
-    const v1 = asVersion1(store.bytes!);
+    const v2 = wholeVersion2(store.bytes!, (no) => vectors[no]!);
+    expect(v2.length).toBeGreaterThan(5 * store.bytes!.length);
+    store.bytes = v2;
+    const same = await indexed(store, 800);
+    expect(same.status()).toMatchObject({ state: 'ready', source: 'bytes', indexed: 800 });
+    expect(same.search(vectors[5]!, 1)[0]!.no).toBe(5);
+    same.dispose();
+    store.bytes = v2;
+    const grown = await indexed(store);
+    expect(grown.status()).toMatchObject({ state: 'ready', source: 'repair', indexed: 900 });
+    expect(grown.search(vectors[850]!, 1)[0]!.no).toBe(850);
+    expect(new DataView(store.bytes!.buffer, store.bytes!.byteOffset).getUint32(4, true)).toBe(3);
+    grown.dispose();
+  });
+
+  it('rebuilds saved bytes of the first format, which cannot say which vectors changed', async () => {
+    const store = memorySavedBytes();
+    const first = await indexed(store, 800);
+    first.dispose();
+    const v1 = asVersion1(wholeVersion2(store.bytes!, (no) => vectors[no]!));
     store.bytes = v1;
 
     const exact = await indexed(store, 800);

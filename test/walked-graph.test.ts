@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { HnswVectorIndex } from '../src/legs/vector/hnsw-index.js';
-import { readHnswLinks } from '../src/legs/vector/hnsw-links.js';
+import { readHnswLinks, stripVectors, withVectors } from '../src/legs/vector/hnsw-links.js';
 import { loadHnswlib, type Hnswlib } from '../src/legs/vector/hnswlib-loader.js';
 import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
 import { WalkedGraph } from '../src/legs/vector/walked-graph.js';
@@ -16,7 +16,9 @@ const noOf = (i: number) => 5000 + 3 * i;
 
 let lib: Hnswlib;
 let kernel: VectorKernel;
+/** hnswlib's bytes, and the graph as a store keeps it (`stripVectors`). */
 let payload: Uint8Array;
+let saved: Uint8Array;
 let hnsw: HnswVectorIndex;
 
 beforeAll(async () => {
@@ -26,6 +28,7 @@ beforeAll(async () => {
   hnsw.addMany(vectors.map((_, i) => noOf(i)), vectors);
   hnsw.remove(noOf(7));
   payload = hnsw.save();
+  saved = stripVectors(payload, 384);
 });
 
 function flatOf(withKernel: boolean, skip: (i: number) => boolean = () => false): FlatVectorIndex {
@@ -47,7 +50,7 @@ function recallOf(search: (q: Float32Array) => number[], nos: (i: number) => num
 
 describe('hnswlib\'s saved graph, read without hnswlib', () => {
   it('holds every node with its label, deleted mark and links, and the entry point at the top level', () => {
-    const links = readHnswLinks(payload, 384);
+    const links = readHnswLinks(saved, 384);
     expect(links.count).toBe(3000);
     expect(Array.from(links.labels)).toEqual(vectors.map((_, i) => noOf(i)));
     expect(Array.from(links.deleted).flatMap((d, node) => (d ? [node] : []))).toEqual([7]);
@@ -59,31 +62,52 @@ describe('hnswlib\'s saved graph, read without hnswlib', () => {
       expect(n).toBeGreaterThan(0);
       expect(n).toBeLessThanOrEqual(32);
     }
-    // A node's vector is where the saved bytes keep it.
-    const at = links.vectorAt + 42 * links.vectorStride;
-    expect(Array.from(new Float32Array(payload.slice(at, at + 384 * 4).buffer))).toEqual(Array.from(vectors[42]!));
+    // Only the vector of the node marked deleted stays with the links: the store holds the others.
+    expect(Array.from(links.kept)).toEqual(Array.from(vectors[7]!));
+    expect(saved.length).toBeLessThan(payload.length / 5);
+  });
+
+  it('gives hnswlib its own bytes back from the stripped graph and the store\'s vectors', () => {
+    const asked: number[] = [];
+    const restored = withVectors(saved, 384, (labels) => {
+      asked.push(...labels);
+      return labels.map((no) => vectors[(no - 5000) / 3]);
+    });
+    expect(Buffer.from(restored).equals(Buffer.from(payload))).toBe(true);
+    expect(asked).toEqual(vectors.map((_, i) => noOf(i)).filter((no) => no !== noOf(7)));
+    // A vector the store no longer has is zeros, which hnswlib reads as any other.
+    const without = withVectors(saved, 384, (labels) => labels.map((no) => (no === noOf(42) ? undefined : vectors[(no - 5000) / 3])));
+    const restoredHnsw = HnswVectorIndex.load(lib, 384, without, vectors.map((_, i) => noOf(i)).filter((no) => no !== noOf(7)), [noOf(7)]);
+    expect(restoredHnsw.search(vectors[43]!, 1)[0]!.no).toBe(noOf(43));
+    restoredHnsw.dispose();
+    expect(Array.from(new Float32Array(without.buffer, 56 + 42 * (4 + 32 * 4 + 384 * 4 + 4) + 4 + 32 * 4, 384))).toEqual(new Array(384).fill(0));
   });
 
   it('refuses bytes that are not a whole graph of these vectors with CORRUPT', () => {
     const corrupt = (bytes: Uint8Array, dim = 384) => {
       try {
         readHnswLinks(bytes, dim);
+        withVectors(bytes, dim, (labels) => labels.map(() => undefined));
       } catch (error) {
         expect(error).toBeInstanceOf(HybridMindError);
         return (error as HybridMindError).code;
       }
       return 'read';
     };
-    expect(corrupt(payload.subarray(0, 40))).toBe('CORRUPT');
-    expect(corrupt(payload.subarray(0, payload.length - 4))).toBe('CORRUPT');
-    expect(corrupt(payload, 128)).toBe('CORRUPT');
-    const longer = new Uint8Array(payload.length + 4);
-    longer.set(payload);
+    expect(corrupt(saved.subarray(0, 40))).toBe('CORRUPT');
+    expect(corrupt(saved.subarray(0, saved.length - 4))).toBe('CORRUPT');
+    expect(corrupt(saved, 128)).toBe('CORRUPT');
+    const longer = new Uint8Array(saved.length + 4);
+    longer.set(saved);
     expect(corrupt(longer)).toBe('CORRUPT');
-    const stray = payload.slice();
+    const stray = saved.slice();
     new DataView(stray.buffer).setUint32(56 + 4, 3000, true);
     expect(corrupt(stray)).toBe('CORRUPT');
-    expect(corrupt(payload)).toBe('read');
+    // hnswlib's own bytes are not the stripped form, and stripping what is not hnswlib's fails too.
+    expect(corrupt(payload)).toBe('CORRUPT');
+    expect(() => stripVectors(saved, 384)).toThrowError(expect.objectContaining({ code: 'CORRUPT' }));
+    expect(() => stripVectors(payload.subarray(0, payload.length - 1), 384)).toThrowError(expect.objectContaining({ code: 'CORRUPT' }));
+    expect(corrupt(saved)).toBe('read');
   });
 });
 
@@ -91,7 +115,7 @@ describe('WalkedGraph', () => {
   it('finds what hnswlib finds at the same ef, and answers with the exact scan\'s scores', () => {
     for (const withKernel of [true, false]) {
       const flat = flatOf(withKernel, (i) => i === 7);
-      const graph = WalkedGraph.read(payload, 384, flat);
+      const graph = WalkedGraph.read(saved, 384, flat);
       expect(graph.indexed).toBe(2999);
       for (const ef of [16, 64]) {
         hnsw.setEfSearch(ef);
@@ -112,7 +136,7 @@ describe('WalkedGraph', () => {
   it('keeps what is written after it in a tail and removed vectors as ghosts that route but are never returned', () => {
     const flat = flatOf(true, (i) => i === 7 || i >= 2900);
     // The graph holds nodes for 2900…2999 the store no longer has: they become ghosts.
-    const graph = WalkedGraph.read(payload, 384, flat, { pending: [], removed: vectors.slice(2900).map((_, j) => noOf(2900 + j)) });
+    const graph = WalkedGraph.read(saved, 384, flat, { pending: [], removed: vectors.slice(2900).map((_, j) => noOf(2900 + j)) });
     expect(graph.indexed).toBe(2899);
     expect(graph.stale).toBe(100);
     for (let i = 2900; i < 2910; i++) expect(graph.search(flat, vectors[i]!, 10, 64)!.some((h) => h.no === noOf(i))).toBe(false);
@@ -144,7 +168,7 @@ describe('WalkedGraph', () => {
 
   it('asks to be brought up to date after a hundredth of stale writes once quiet, at once after a twentieth or past a quarter of ghosts', () => {
     const flat = flatOf(true, (i) => i === 7);
-    const graph = WalkedGraph.read(payload, 384, flat);
+    const graph = WalkedGraph.read(saved, 384, flat);
     expect(graph.repairDue()).toBeNull();
     // Stale writes against the vectors the graph answers for (its live nodes and its tail).
     for (let i = 0; i < 30; i++) graph.willAdd(90_000 + i, flat);
@@ -159,13 +183,13 @@ describe('WalkedGraph', () => {
     expect(WalkedGraph.servesWith({ pending: Array.from({ length: 149 }, (_, i) => i), removed: [1] }, 3000)).toBe(false);
     expect(WalkedGraph.servesWith({ pending: [1, 2, 3], removed: [4] }, 10)).toBe(true);
     // A quarter of the nodes as ghosts: a rebuild, whatever the tail.
-    const churned = WalkedGraph.read(payload, 384, flatOf(true, (i) => i < 760));
+    const churned = WalkedGraph.read(saved, 384, flatOf(true, (i) => i < 760));
     expect(churned.repairDue()).toBe('now');
   });
 
   it('returns only what the filter accepts, and nothing for a query it cannot quantize', () => {
     const flat = flatOf(true, (i) => i === 7);
-    const graph = WalkedGraph.read(payload, 384, flat);
+    const graph = WalkedGraph.read(saved, 384, flat);
     const even = (no: number) => no % 2 === 0;
     const hits = graph.search(flat, queries[1]!, 10, 64, even)!;
     expect(hits).toHaveLength(10);

@@ -3,8 +3,9 @@ import { HybridMemory, SqliteWasmDriver } from '../../src/index.js';
 import { clusteredVectors } from '../support/clustered-vectors.js';
 
 /**
- * A store large enough that its saved HNSW graph and vector codes each take several 1 MiB parts
- * reopens from them (no rebuild) and answers exactly as the store that saved them.
+ * A store large enough that its saved vector codes take several 1 MiB parts reopens from them and
+ * its saved HNSW graph (no rebuild), and answers exactly as the store that saved them. The graph
+ * is saved without its vectors, ~140 bytes a vector: 3,000 fit one part.
  */
 describe('a store whose saved indexes span several parts', () => {
   it('saves them in parts and a reopen loads every one', async () => {
@@ -19,7 +20,7 @@ describe('a store whose saved indexes span several parts', () => {
 
     const driver = await SqliteWasmDriver.open({ bytes });
     const parts = (table: string) => driver.all<{ name: string }>(`SELECT name FROM ${table} ORDER BY name`).map((r) => r.name);
-    expect(parts('ann_index')).toEqual(expect.arrayContaining(['dense', 'dense#1', 'dense#2', 'dense#3']));
+    expect(parts('ann_index')).toEqual(['dense']);
     expect(parts('derived_index')).toEqual(expect.arrayContaining(['lexical', 'entities', 'quantized', 'quantized#1']));
 
     const reopenLogs: string[] = [];

@@ -13,6 +13,7 @@ import { afterOpen, nextSlice, now } from '../../util/slices.js';
 import type { PartedBytes } from '../../util/parted-bytes.js';
 import { GraphBuild } from './graph-build.js';
 import { WalkedGraph } from './walked-graph.js';
+import { stripVectors } from './hnsw-links.js';
 
 /**
  * When HNSW takes over (bench/ann/crossover.ts, all-MiniLM-L6-v2 vectors, Node 20, 2 cores; see
@@ -398,7 +399,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     const started = now();
     let graph: WalkedGraph;
     try {
-      graph = WalkedGraph.read(record.payload, this.dim, this.#flat, repair);
+      graph = WalkedGraph.read(record.graph, this.dim, this.#flat, repair);
     } catch (error) {
       this.#logger('warn', `ann: saved HNSW index unusable, rebuilding: ${messageOf(error)}`);
       return false;
@@ -462,9 +463,9 @@ export class AdaptiveVectorIndex implements VectorIndex {
     let graph: WalkedGraph;
     try {
       const started = now();
-      const payload = hnsw.save();
-      this.#write(hnsw, payload);
-      graph = WalkedGraph.read(payload, this.dim, this.#flat);
+      const saved = stripVectors(hnsw.save(), this.dim);
+      this.#write(hnsw, saved);
+      graph = WalkedGraph.read(saved, this.dim, this.#flat);
       this.#status.saveMs = now() - started;
     } catch (error) {
       this.#fail(error);
@@ -476,12 +477,12 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   /** Saves the finished graph with the digest of the vectors it holds; a failed save costs the next open a rebuild, not this one its graph. */
-  #write(hnsw: HnswVectorIndex, payload: Uint8Array): void {
+  #write(hnsw: HnswVectorIndex, graph: Uint8Array): void {
     if (this.#store === null) return;
     try {
       const nos = hnsw.nos();
       const digest = this.#digest!;
-      this.#store.write(encodeAnn({ dim: this.dim, digest: [digest.a, digest.b], params: this.#params, nos, deleted: hnsw.deletedNos(), entries: digest.entries(nos), payload }));
+      this.#store.write(encodeAnn({ dim: this.dim, digest: [digest.a, digest.b], params: this.#params, nos, deleted: hnsw.deletedNos(), entries: digest.entries(nos), graph }));
     } catch (error) {
       this.#logger('warn', `ann: saving the HNSW index failed: ${messageOf(error)}`);
     }

@@ -1,21 +1,26 @@
 import { HybridMindError } from '../../errors.js';
 import type { HnswParams } from './hnsw-index.js';
 import { piecesBytes, type PartedBytes } from '../../util/parted-bytes.js';
+import { stripVectors } from './hnsw-links.js';
 
 /**
  * The persisted form of an approximate index: a header that ties the bytes to the vectors they
- * were built from, then hnswlib's serialisation. Layout (little-endian):
+ * were built from, then the graph. Layout (little-endian):
  * "HMAN" | u32 version | u32 dim | u32 count | u32 digestA | u32 digestB | u32 checksum |
- * u32 m | u32 efConstruction | u32 payloadBytes | u32 deletedCount | count × i32 no |
+ * u32 m | u32 efConstruction | u32 graphBytes | u32 deletedCount | count × i32 no |
  * deletedCount × i32 no (removed, still occupying hnswlib slots) | count × 2 u32 digest entry
- * (version 2) | payload.
+ * (from version 2) | graph.
  *
- * Version 2 keeps each vector's digest entry, so bytes saved before the last few writes can be
+ * Version 3 keeps the graph without the vectors the store holds (`stripVectors`): 15 MB instead
+ * of 160 MB at 100k 384-d vectors, in the database, its snapshots and a reopen's read. Versions 1
+ * and 2 kept hnswlib's serialisation whole; they are still read, and stripped as they are.
+ * Version 2 added each vector's digest entry, so bytes saved before the last few writes can be
  * brought up to date (the changed vectors re-added, the removed ones marked deleted) instead of
- * being thrown away for a full rebuild. Version 1 is still read; its bytes serve only an exact match.
+ * being thrown away for a full rebuild; version 1 bytes serve only an exact match.
  */
 const MAGIC = 0x4e414d48; // "HMAN" read as a little-endian u32
-const VERSION = 2;
+const VERSION = 3;
+const WHOLE_GRAPH_VERSION = 2;
 const WITHOUT_ENTRIES_VERSION = 1;
 const HEADER = 44;
 
@@ -28,26 +33,27 @@ export interface AnnRecord {
   deleted: Int32Array;
   /** Per `nos[i]`, the two words its vector adds to the digest (`VectorDigest.entries`); null in version 1 bytes. */
   entries: Uint32Array | null;
-  payload: Uint8Array;
+  /** hnswlib's graph in the stripped form (`hnsw-links.ts`). */
+  graph: Uint8Array;
 }
 
 /**
  * The bytes `decodeAnn` reads, in two pieces: the header with the numbers and digest entries, then
- * the payload as given, uncopied (160 MB at 100k vectors, which a joined copy added to a save's peak).
+ * the graph as given, uncopied.
  */
 export function encodeAnn(record: AnnRecord & { entries: Uint32Array }): PartedBytes {
-  const { nos, deleted, entries, payload } = record;
+  const { nos, deleted, entries, graph } = record;
   if (entries.length !== 2 * nos.length) throw new Error(`encodeAnn: ${entries.length} digest words for ${nos.length} vectors`);
   const labels = nos.length + deleted.length;
   const head = new Uint8Array(HEADER + labels * 4 + entries.length * 4);
   const view = new DataView(head.buffer);
-  const fields = [MAGIC, VERSION, record.dim, nos.length, record.digest[0], record.digest[1], 0, record.params.m, record.params.efConstruction, payload.length, deleted.length];
+  const fields = [MAGIC, VERSION, record.dim, nos.length, record.digest[0], record.digest[1], 0, record.params.m, record.params.efConstruction, graph.length, deleted.length];
   fields.forEach((value, i) => view.setUint32(i * 4, value >>> 0, true));
   for (let i = 0; i < nos.length; i++) view.setInt32(HEADER + i * 4, nos[i]!, true);
   for (let i = 0; i < deleted.length; i++) view.setInt32(HEADER + (nos.length + i) * 4, deleted[i]!, true);
   for (let i = 0; i < entries.length; i++) view.setUint32(HEADER + (labels + i) * 4, entries[i]!, true);
-  view.setUint32(24, checksum(head.subarray(HEADER), payload), true);
-  return piecesBytes([head, payload]);
+  view.setUint32(24, checksum(head.subarray(HEADER), graph), true);
+  return piecesBytes([head, graph]);
 }
 
 /** Parses and verifies bytes from `encodeAnn`; anything inconsistent is `CORRUPT`. */
@@ -58,13 +64,13 @@ export function decodeAnn(bytes: Uint8Array): AnnRecord {
   const u32 = (i: number) => view.getUint32(i * 4, true);
   if (u32(0) !== MAGIC) throw corrupt('not a HybridMind ANN index (bad magic)');
   const version = u32(1);
-  if (version !== VERSION && version !== WITHOUT_ENTRIES_VERSION) throw corrupt(`unsupported ANN format version ${version}, expected ${WITHOUT_ENTRIES_VERSION} or ${VERSION}`);
+  if (version < WITHOUT_ENTRIES_VERSION || version > VERSION) throw corrupt(`unsupported ANN format version ${version}, expected ${WITHOUT_ENTRIES_VERSION} to ${VERSION}`);
   const count = u32(3);
-  const payloadBytes = u32(9);
+  const graphBytes = u32(9);
   const deletedCount = u32(10);
-  const entryWords = version === VERSION ? 2 * count : 0;
+  const entryWords = version >= WHOLE_GRAPH_VERSION ? 2 * count : 0;
   const at = HEADER + (count + deletedCount + entryWords) * 4;
-  const expected = at + payloadBytes;
+  const expected = at + graphBytes;
   if (bytes.length !== expected) throw corrupt(`expected ${expected} bytes, received ${bytes.length}`);
   const sum = checksum(bytes.subarray(HEADER));
   if (sum !== u32(6)) throw corrupt(`checksum mismatch: stored ${u32(6)}, computed ${sum}`);
@@ -72,7 +78,7 @@ export function decodeAnn(bytes: Uint8Array): AnnRecord {
   for (let i = 0; i < count; i++) nos[i] = view.getInt32(HEADER + i * 4, true);
   const deleted = new Int32Array(deletedCount);
   for (let i = 0; i < deletedCount; i++) deleted[i] = view.getInt32(HEADER + (count + i) * 4, true);
-  const entries = version === VERSION ? new Uint32Array(entryWords) : null;
+  const entries = version >= WHOLE_GRAPH_VERSION ? new Uint32Array(entryWords) : null;
   for (let i = 0; i < entryWords; i++) entries![i] = view.getUint32(HEADER + (count + deletedCount + i) * 4, true);
   return {
     dim: u32(2),
@@ -81,13 +87,13 @@ export function decodeAnn(bytes: Uint8Array): AnnRecord {
     nos,
     deleted,
     entries,
-    payload: bytes.subarray(at),
+    graph: version === VERSION ? bytes.subarray(at) : stripVectors(bytes.subarray(at), u32(2)),
   };
 }
 
 /**
  * FNV-1a over 32-bit words (bytes for the tail): catches torn or truncated writes at ~1 GB/s in
- * JS, which a 17 MB index needs; it is not a cryptographic hash. Over `pieces` as if joined, so
+ * JS, which a 15 MB graph needs; it is not a cryptographic hash. Over `pieces` as if joined, so
  * every piece but the last must be whole words.
  */
 export function checksum(...pieces: Uint8Array[]): number {
@@ -103,7 +109,7 @@ export function checksum(...pieces: Uint8Array[]): number {
 
 /**
  * The aligned words in a loop of their own: choosing between the typed array and a DataView at
- * every word ran at about half the speed (160 MB, an HNSW save at 100k vectors: 100–139 → 71–88 ms).
+ * every word ran at about half the speed (160 MB, a whole-graph HNSW save at 100k vectors: 100–139 → 71–88 ms).
  */
 function fnvWords(h: number, words: Uint32Array): number {
   for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i]!, 0x01000193);

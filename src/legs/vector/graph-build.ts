@@ -12,6 +12,7 @@ import type { Repair } from './ann-repair.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { HnswVectorIndex, maxHnswVectors, type HnswParams } from './hnsw-index.js';
 import type { Hnswlib } from './hnswlib-loader.js';
+import { withVectors } from './hnsw-links.js';
 
 const BATCH = 32;
 
@@ -44,7 +45,7 @@ export class GraphBuild {
     } else {
       const { record, repair } = saved;
       this.#source = 'repair';
-      this.#hnsw = HnswVectorIndex.load(lib, host.dim, record.payload, record.nos, record.deleted, host.params);
+      this.#hnsw = HnswVectorIndex.load(lib, host.dim, withVectors(record.graph, host.dim, (labels) => host.flat.getMany(labels)), record.nos, record.deleted, host.params);
       for (const no of repair.removed) this.#hnsw.remove(no);
       this.#pending = new Set(repair.pending);
       host.logger('info', `ann: bringing the saved HNSW index up to date (vectors to add: ${repair.pending.length}, removed: ${repair.removed.length})`, { add: repair.pending.length, removed: repair.removed.length });

@@ -61,35 +61,38 @@ export class WalkedGraph {
   }
 
   /**
-   * The graph in hnswlib's saved `payload`, for the vectors `flat` holds; `lag` says which of them
-   * the graph lacks or holds with an older vector, and which of its memories are gone. Nodes whose
-   * vectors the store no longer has become ghosts with codes quantized from the saved vectors.
+   * The graph saved as `graph` (`stripVectors`), for the vectors `flat` holds; `lag` says which of
+   * them the graph lacks or holds with an older vector, and which of its memories are gone. Nodes
+   * whose vectors the store no longer has become ghosts: one hnswlib marked deleted keeps the codes
+   * of the vector saved with it, and one changed since the save those of the vector held now, or
+   * none (it routes as a vector of zeros) once removed.
    */
-  static read(payload: Uint8Array, dim: number, flat: FlatVectorIndex, lag: Repair = { pending: [], removed: [] }): WalkedGraph {
-    const links = readHnswLinks(payload, dim);
-    const graph = new WalkedGraph(links, dim);
+  static read(graph: Uint8Array, dim: number, flat: FlatVectorIndex, lag: Repair = { pending: [], removed: [] }): WalkedGraph {
+    const links = readHnswLinks(graph, dim);
+    const walked = new WalkedGraph(links, dim);
     const pending = new Set(lag.pending);
     const removed = new Set(lag.removed);
-    const vector = new Float32Array(dim);
-    const bytes = new Uint8Array(vector.buffer);
     const meta = new Float64Array(META);
+    let kept = 0;
     for (let node = 0; node < links.count; node++) {
       const no = links.labels[node]!;
-      const saved = links.deleted[node] === 1;
-      if (!saved) graph.#nodeOf.set(no, node);
-      if (!saved && !pending.has(no) && !removed.has(no) && flat.has(no)) {
-        graph.#live++;
+      if (links.deleted[node] === 1) {
+        const g = walked.#newGhost(node);
+        quantizeVector(links.kept.subarray(kept * dim, ++kept * dim), walked.#ghostCodes, g * walked.#stride, walked.#stride, meta, 0);
+        walked.#ghostScales[g] = meta[0]!;
         continue;
       }
-      if (!saved && !pending.has(no)) graph.#gone.add(no);
-      const at = links.vectorAt + node * links.vectorStride;
-      bytes.set(payload.subarray(at, at + dim * 4));
-      const g = graph.#newGhost(node);
-      quantizeVector(vector, graph.#ghostCodes, g * graph.#stride, graph.#stride, meta, 0);
-      graph.#ghostScales[g] = meta[0]!;
+      walked.#nodeOf.set(no, node);
+      if (!pending.has(no) && !removed.has(no) && flat.has(no)) {
+        walked.#live++;
+        continue;
+      }
+      if (!pending.has(no)) walked.#gone.add(no);
+      const g = walked.#newGhost(node);
+      walked.#ghostScales[g] = flat.codesOf(no, walked.#ghostCodes, g * walked.#stride) ?? 0;
     }
-    for (const no of lag.pending) graph.#tail.add(no);
-    return graph;
+    for (const no of lag.pending) walked.#tail.add(no);
+    return walked;
   }
 
   /** Vectors the graph answers for: its live nodes and the tail. */
