@@ -346,9 +346,9 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#state = 'loading';
     first(() => {
       if (epoch !== this.#epoch) return;
-      // Reading the saved graph reads and checks its whole bytes (~160 MB at 100k vectors), so it
-      // waits for what is already queued: a store's first query after an open is answered by the
-      // exact scan instead of behind it.
+      // Reading the saved graph reads and checks its whole bytes and builds its node tables (~70 ms
+      // at 100k vectors), so it waits for what is already queued: a store's first query after an
+      // open is answered by the exact scan instead of behind it.
       nextSlice(() => {
         if (epoch !== this.#epoch) return;
         // Nothing awaits this: reading the saved bytes from storage may fail, and that must reach the logger.

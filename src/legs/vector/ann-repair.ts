@@ -1,7 +1,7 @@
 /**
  * Bringing a saved HNSW graph up to date with the vectors a store holds now, instead of building
  * it again: the vectors removed since the save are marked deleted, the added or changed ones
- * added again. The saved graph's per-vector digest entries (ANN format version 2) say which.
+ * added again. The saved graph's per-vector digest entries (ANN format version 2 on) say which.
  */
 import type { AnnRecord, VectorDigest } from './ann-format.js';
 import type { FlatVectorIndex } from './flat-index.js';
