@@ -3,7 +3,7 @@ import { HybridMindError } from '../src/errors.js';
 import type { AnnOptions, SavedBytes } from '../src/legs/types.js';
 import { joinParts } from '../src/util/parted-bytes.js';
 import { checksum, decodeAnn, encodeAnn } from '../src/legs/vector/ann-format.js';
-import { stripVectors, withVectors } from '../src/legs/vector/hnsw-links.js';
+import { readHnswLinks, stripVectors, withVectors } from '../src/legs/vector/hnsw-links.js';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { HnswVectorIndex, maxHnswVectors, restoreCapacity } from '../src/legs/vector/hnsw-index.js';
@@ -413,6 +413,33 @@ describe('AdaptiveVectorIndex', () => {
     expect(reopened.search(vectors[762]!, 1)[0]!.no).toBe(762);
     expect(reopened.search(vectors[3]!, 20).some((h) => h.no === 3)).toBe(false);
     reopened.dispose();
+  });
+
+  it('routes the memories removed from a serving graph, once it is brought up to date, with the codes they had', async () => {
+    const store = memorySavedBytes();
+    const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100, saveDelayMs: 0 }, { store });
+    fill(index, 700);
+    await index.whenIndexed();
+    for (let i = 0; i < 20; i++) index.remove(10 * i);
+    await new Promise((r) => setTimeout(r, 20));
+    await index.whenIndexed();
+    expect(index.status()).toMatchObject({ state: 'ready', source: 'repair', indexed: 680 });
+    const links = readHnswLinks(decodeAnn(store.bytes!).graph, 384);
+    const removed = Array.from(links.labels).filter((_, node) => links.deleted[node] === 1);
+    expect(removed.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => 10 * i));
+    // The store no longer has these vectors: hnswlib got them back from the serving graph's int8 codes.
+    removed.forEach((no, j) => {
+      const kept = links.kept.subarray(j * 384, (j + 1) * 384);
+      const original = vectors[no]!;
+      let dot = 0;
+      let norm = 0;
+      for (let d = 0; d < 384; d++) {
+        dot += kept[d]! * original[d]!;
+        norm += kept[d]! * kept[d]!;
+      }
+      expect(dot / Math.sqrt(norm)).toBeGreaterThan(0.999);
+    });
+    index.dispose();
   });
 
   it('serves and repairs saved bytes of version 2, which kept hnswlib\'s graph whole, and saves them stripped', async () => {

@@ -422,11 +422,13 @@ export class AdaptiveVectorIndex implements VectorIndex {
         this.#guard(() => {
           const repair = record && this.#lag(record);
           const saved = repair ? { record: record!, repair } : null;
+          const serving = this.#graph;
           const host = {
             flat: this.#flat,
             dim: this.dim,
             params: this.#params,
             logger: this.#logger,
+            savedVectors: (labels: number[]) => this.#flat.getMany(labels).map((vector, i) => vector ?? serving?.routingVector(labels[i]!)),
             finished: (hnsw: HnswVectorIndex, source: 'build' | 'repair', ms: number) => {
               if (epoch === this.#epoch) this.#finished(hnsw, source, ms);
               else hnsw.dispose();

@@ -21,6 +21,11 @@ export interface BuildHost {
   readonly dim: number;
   readonly params: HnswParams;
   readonly logger: Logger;
+  /**
+   * The vectors of a saved graph's labels, for hnswlib to restore it with: the store's, and for a
+   * memory the store no longer has, what the serving graph still routes it with (else undefined).
+   */
+  savedVectors(labels: number[]): Array<Float32Array | undefined>;
   /** The run finished: `hnsw` holds every vector the flat scan holds, and is the caller's to dispose of. */
   finished(hnsw: HnswVectorIndex, source: 'build' | 'repair', ms: number): void;
   failed(error: unknown): void;
@@ -45,7 +50,7 @@ export class GraphBuild {
     } else {
       const { record, repair } = saved;
       this.#source = 'repair';
-      this.#hnsw = HnswVectorIndex.load(lib, host.dim, withVectors(record.graph, host.dim, (labels) => host.flat.getMany(labels)), record.nos, record.deleted, host.params);
+      this.#hnsw = HnswVectorIndex.load(lib, host.dim, withVectors(record.graph, host.dim, (labels) => host.savedVectors(labels)), record.nos, record.deleted, host.params);
       for (const no of repair.removed) this.#hnsw.remove(no);
       this.#pending = new Set(repair.pending);
       host.logger('info', `ann: bringing the saved HNSW index up to date (vectors to add: ${repair.pending.length}, removed: ${repair.removed.length})`, { add: repair.pending.length, removed: repair.removed.length });

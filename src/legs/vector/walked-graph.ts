@@ -32,6 +32,7 @@ const STALE_MIN = 16;
 export class WalkedGraph {
   readonly #links: HnswLinks;
   readonly #walk: HnswWalk;
+  readonly #dim: number;
   readonly #stride: number;
   /** Per memory number, its node in the saved graph (unless hnswlib had marked it deleted); live while the store holds that vector. */
   readonly #nodeOf = new NumberSlots();
@@ -52,6 +53,7 @@ export class WalkedGraph {
   private constructor(links: HnswLinks, dim: number) {
     this.#links = links;
     this.#walk = new HnswWalk(links);
+    this.#dim = dim;
     this.#stride = strideOf(dim);
     this.#ghostOf = new Int32Array(links.count).fill(-1);
     const batch = Math.max(links.maxM, links.maxM0, 1);
@@ -159,6 +161,22 @@ export class WalkedGraph {
     const stale = this.stale;
     if (this.#ghostRatio > REBUILD_DELETED_RATIO || (stale >= STALE_MIN && stale >= FORCED_SHARE * this.size)) return 'now';
     return stale >= STALE_MIN && stale >= QUIET_SHARE * this.size ? 'quiet' : null;
+  }
+
+  /**
+   * The vector the ghost of memory `no` routes with, its codes scaled back: what hnswlib, restoring
+   * the saved graph to bring it up to date, routes that node with once the store no longer has the
+   * vector. Undefined when `no` has no such ghost, or it routes as zeros.
+   */
+  routingVector(no: number): Float32Array | undefined {
+    const node = this.#nodeOf.get(no);
+    const g = node === undefined ? -1 : this.#ghostOf[node]!;
+    const scale = g < 0 ? 0 : this.#ghostScales[g]!;
+    if (scale === 0) return undefined;
+    const vector = new Float32Array(this.#dim);
+    const at = g * this.#stride;
+    for (let i = 0; i < vector.length; i++) vector[i] = this.#ghostCodes[at + i]! * scale;
+    return vector;
   }
 
   /** Bytes held: the links, the node tables and the ghosts' codes. */
