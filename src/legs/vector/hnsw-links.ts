@@ -115,8 +115,8 @@ export function stripVectors(payload: Uint8Array, dim: number): Uint8Array {
 /**
  * hnswlib's form of a stripped graph, for hnswlib to restore: each node's vector is what
  * `vectorsOf` gives for its label (asked a batch at a time), a node marked deleted gets the vector
- * kept for it, and a node whose vector the store no longer has gets zeros, which route as an
- * inner product of 0 until it is marked deleted.
+ * kept for it, and a node `vectorsOf` has nothing for gets zeros, which route as an inner product
+ * of 0.
  */
 export function withVectors(graph: Uint8Array, dim: number, vectorsOf: (labels: number[]) => ReadonlyArray<Float32Array | undefined>): Uint8Array {
   const { count, block, stripped, vectorAt } = layoutOf(graph, dim);

@@ -1,6 +1,7 @@
-// A store large enough that its saved HNSW graph and vector codes take several 1 MiB parts,
-// exported and reopened from the installed package: what the reopen loaded (the dense leg from its
-// saved codes, without reading the vectors), and whether it answers as the store that saved it.
+// A store large enough that its saved vector codes take several 1 MiB parts (its HNSW graph, saved
+// without the vectors, takes one), exported and reopened from the installed package: what the
+// reopen loaded (the dense leg from its saved codes, without reading the vectors, and the saved
+// graph), and whether it answers as the store that saved it.
 import { HybridMemory, SqliteWasmDriver } from 'hybridmind';
 
 const DIM = 384;
