@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { posix, resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import { hybridmind } from './src/vite/index.js';
 
@@ -20,11 +20,40 @@ function workerPreloadHelper(): Plugin {
 }
 
 /**
+ * This bundle is built once more by every app that uses it, and the build here folds constants
+ * that its sources keep out of a bundler's sight: `import(specifier)` of a Node built-in (a branch
+ * only Node and Deno take) becomes ``import(`node:fs/promises`)``, and ONNX Runtime's
+ * `let e = URL; new e("ort.wasm.min.mjs", import.meta.url)` (its own file, looked up only when it
+ * runs from a `file:` URL) becomes `new URL(…)`. An app's `vite build` then warned that
+ * `node:fs/promises` and `node:module` were "externalized for browser compatibility" in
+ * `hybridmind/worker` and that `ort.wasm.min.mjs` "doesn't exist at build time". So, once the chunks
+ * are final, such an import gets its specifier back as an expression, which bundlers leave to run
+ * time, and such a URL (one that names no file of this bundle) the `@vite-ignore` mark that Vite
+ * honours. The URLs of this bundle's own files stay as they are, for the app's build to copy.
+ */
+function runtimeLookups(): Plugin {
+  return {
+    name: 'hybridmind:runtime-lookups',
+    enforce: 'post',
+    generateBundle(_options, bundle) {
+      for (const chunk of Object.values(bundle)) {
+        if (chunk.type !== 'chunk') continue;
+        const dir = posix.dirname(chunk.fileName);
+        chunk.code = chunk.code
+          .replace(/\bimport\((["'`])(node:[\w/]+)\1\)/g, 'import(/* @vite-ignore */ String($1$2$1))')
+          .replace(/\bnew URL\((["'`])([^"'`$]+)\1,\s*import\.meta\.url\)/g, (whole, quote: string, url: string) =>
+            posix.join(dir, url) in bundle ? whole : `new URL(/* @vite-ignore */ ${quote}${url}${quote}, import.meta.url)`);
+      }
+    },
+  };
+}
+
+/**
  * Builds the ready-to-use worker bundle `dist/worker/` (`hybridmind/worker`): one ES module plus
  * the wasm files it loads beside it (SQLite, ONNX Runtime; hnswlib's wasm is inline in its chunk).
  */
 export default defineConfig({
-  plugins: [workerPreloadHelper(), ...hybridmind({ models: false })],
+  plugins: [workerPreloadHelper(), ...hybridmind({ models: false }), runtimeLookups()],
   worker: { format: 'es', plugins: () => hybridmind({ models: false }) },
   // Relative: the bundle finds its wasm files beside itself wherever a consumer's build puts it.
   base: './',
@@ -40,6 +69,10 @@ export default defineConfig({
     rollupOptions: {
       input: { 'memory.worker': resolve('worker/memory.worker.ts') },
       preserveEntrySignatures: 'strict',
+      // The library loads SQLite-WASM and transformers.js with `import()` so that edge bundles, which
+      // cannot run them, never reach them; the worker needs both from its start and imports them
+      // statically, so here those imports cannot split anything, as intended.
+      checks: { ineffectiveDynamicImport: false },
       output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js', assetFileNames: 'assets/[name]-[hash][extname]' },
     },
   },

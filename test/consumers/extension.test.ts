@@ -8,14 +8,14 @@ import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, pageResult } from './support/browser.js';
-import { installConsumer, runOk } from './support/consumer.js';
+import { installConsumer, runOk, viteBuild } from './support/consumer.js';
 
 let dir: string;
 
 beforeAll(async () => {
   ({ dir } = await installConsumer('extension'));
   await runOk('npx', ['hybridmind', 'model', 'fetch'], { cwd: dir });
-  await runOk('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: dir });
+  await viteBuild(dir);
 });
 
 describe('an MV3 extension from the packed package', () => {

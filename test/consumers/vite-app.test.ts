@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, pageResult, serveVite } from './support/browser.js';
-import { installConsumer, runOk } from './support/consumer.js';
+import { installConsumer, runOk, viteBuild } from './support/consumer.js';
 
 let dir: string;
 let browser: Browser;
@@ -50,7 +50,7 @@ describe('a Vite app from the packed package', () => {
   });
 
   it('works after vite build, under vite preview, with the model copied into the build', async () => {
-    await runOk('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: dir });
+    await viteBuild(dir);
     expect((await readdir(join(dir, 'dist/models/Xenova/all-MiniLM-L6-v2/onnx')))).toEqual(['model_quantized.onnx']);
     const server = await serveVite(dir, ['preview']);
     try {

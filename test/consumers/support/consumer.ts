@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { cp, lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
 const FIXTURES = join(ROOT, 'test/consumers');
@@ -30,6 +30,19 @@ export async function runOk(cmd: string, args: string[], options: { cwd: string;
   const result = await run(cmd, args, options);
   if (result.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${result.code}\n${result.stdout}\n${result.stderr}`);
   return result;
+}
+
+/** What Vite prints when an app's build trips over this package's files. */
+const PACKAGE_WARNINGS = /node_modules\/hybridmind\/|externalized for browser compatibility|doesn't exist at build time|INEFFECTIVE_DYNAMIC_IMPORT/;
+
+/**
+ * `vite build` of a fixture, which must print no warning about this package: its prebuilt worker
+ * once made every app's build warn of Node built-ins "externalized for browser compatibility" and of
+ * a URL that "doesn't exist at build time", none of which the app could do anything about.
+ */
+export async function viteBuild(dir: string): Promise<void> {
+  const { stdout, stderr } = await runOk('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: dir });
+  expect(`${stdout}\n${stderr}`).not.toMatch(PACKAGE_WARNINGS);
 }
 
 /** Bytes of every file under `dir`, symlinks counted as links (what `du --apparent-size` would say). */
