@@ -20,16 +20,14 @@ function workerPreloadHelper(): Plugin {
 }
 
 /**
- * This bundle is built once more by every app that uses it, and the build here folds constants
- * that its sources keep out of a bundler's sight: `import(specifier)` of a Node built-in (a branch
- * only Node and Deno take) becomes ``import(`node:fs/promises`)``, and ONNX Runtime's
- * `let e = URL; new e("ort.wasm.min.mjs", import.meta.url)` (its own file, looked up only when it
- * runs from a `file:` URL) becomes `new URL(…)`. An app's `vite build` then warned that
- * `node:fs/promises` and `node:module` were "externalized for browser compatibility" in
- * `hybridmind/worker` and that `ort.wasm.min.mjs` "doesn't exist at build time". So, once the chunks
- * are final, such an import gets its specifier back as an expression, which bundlers leave to run
- * time, and such a URL (one that names no file of this bundle) the `@vite-ignore` mark that Vite
- * honours. The URLs of this bundle's own files stay as they are, for the app's build to copy.
+ * This bundle is built once more by every app that uses it, and the build here folds ONNX
+ * Runtime's `let e = URL; new e("ort.wasm.min.mjs", import.meta.url)` (its own file, looked up only
+ * when it runs from a `file:` URL), written so that bundlers pass it by, into `new URL(…)`: every
+ * app's `vite build` then warned that `ort.wasm.min.mjs` "doesn't exist at build time". Once the
+ * chunks are final, a URL relative to `import.meta.url` that names no file of this bundle gets the
+ * `@vite-ignore` mark Vite honours; the URLs of this bundle's own files (SQLite, ONNX Runtime, the
+ * kernel) stay as they are, for the app's build to copy. (Node built-ins stay out of its sight
+ * through `nodeBuiltin`, whose specifier is a parameter this build does not fold.)
  */
 function runtimeLookups(): Plugin {
   return {
@@ -39,10 +37,8 @@ function runtimeLookups(): Plugin {
       for (const chunk of Object.values(bundle)) {
         if (chunk.type !== 'chunk') continue;
         const dir = posix.dirname(chunk.fileName);
-        chunk.code = chunk.code
-          .replace(/\bimport\((["'`])(node:[\w/]+)\1\)/g, 'import(/* @vite-ignore */ String($1$2$1))')
-          .replace(/\bnew URL\((["'`])([^"'`$]+)\1,\s*import\.meta\.url\)/g, (whole, quote: string, url: string) =>
-            posix.join(dir, url) in bundle ? whole : `new URL(/* @vite-ignore */ ${quote}${url}${quote}, import.meta.url)`);
+        chunk.code = chunk.code.replace(/\bnew URL\((["'`])([^"'`$]+)\1,\s*import\.meta\.url\)/g, (whole, quote: string, url: string) =>
+          posix.join(dir, url) in bundle ? whole : `new URL(/* @vite-ignore */ ${quote}${url}${quote}, import.meta.url)`);
       }
     },
   };

@@ -1,9 +1,10 @@
 /**
  * Node-only helpers that find the model folder `npx hybridmind model fetch` provisions. Kept apart from
- * `transformers.ts`, and importing `node:` modules dynamically, so browser bundles never pull them in.
+ * `transformers.ts`, and loading `node:` modules only when called (`nodeBuiltin`), so browser bundles never pull them in.
  */
 
 import { HybridMindError, messageOf } from '../errors.js';
+import { nodeBuiltin } from '../util/node-builtin.js';
 import { DEFAULT_MODEL_ID, FETCH_COMMAND } from './model-id.js';
 
 export { DEFAULT_MODEL_ID };
@@ -37,8 +38,8 @@ export interface LocalModelManifest {
  * Each ends with a path separator and is what `localModelPath` takes.
  */
 export async function localModelRoots(): Promise<string[]> {
-  const { homedir } = await import('node:os');
-  const { join, resolve, sep } = await import('node:path');
+  const { homedir } = await nodeBuiltin<typeof import('node:os')>('node:os');
+  const { join, resolve, sep } = await nodeBuiltin<typeof import('node:path')>('node:path');
   const env = (name: string) => {
     const v = process.env[name];
     return v !== undefined && v.trim() !== '' ? v : undefined;
@@ -79,8 +80,8 @@ export async function defaultLocalModelPath(): Promise<string> {
 export async function findLocalModel(
   options: { root?: string; modelId?: string } = {},
 ): Promise<LocalModel | null> {
-  const { readFile, stat } = await import('node:fs/promises');
-  const { join, resolve, sep } = await import('node:path');
+  const { readFile, stat } = await nodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
+  const { join, resolve, sep } = await nodeBuiltin<typeof import('node:path')>('node:path');
   const modelId = options.modelId ?? DEFAULT_MODEL_ID;
   if (options.root === undefined) {
     for (const candidate of await localModelRoots()) {

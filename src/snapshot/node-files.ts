@@ -1,12 +1,17 @@
 /**
  * Node-only: snapshot files and a backup directory on the local file system. Kept apart (and
- * loaded lazily by `SnapshotBackups.inDirectory`) so browser bundles never pull in node:fs.
+ * loaded lazily by `SnapshotBackups.inDirectory`), with `node:fs` and `node:path` loaded when first
+ * called (`nodeBuiltin`), so browser bundles never pull them in.
  */
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { HybridMindError, invalid, messageOf } from '../errors.js';
 import { HybridMemory, type ImportSnapshotOptions } from '../hybrid-memory.js';
+import { nodeBuiltin } from '../util/node-builtin.js';
 import type { BackupStore } from './backup-store.js';
+
+type Fs = typeof import('node:fs/promises');
+type Path = typeof import('node:path');
+let modules: Promise<[Fs, Path]> | undefined;
+const node = (): Promise<[Fs, Path]> => (modules ??= Promise.all([nodeBuiltin<Fs>('node:fs/promises'), nodeBuiltin<Path>('node:path')]));
 
 function storageError(method: string, what: string, cause: unknown): HybridMindError {
   return new HybridMindError('STORAGE', method, `${what}: ${messageOf(cause)}`, { cause });
@@ -40,6 +45,7 @@ function isAlive(pid: number): boolean {
  * ever remove it.
  */
 export async function removeStaleTemps(dir: string, target?: string): Promise<void> {
+  const [{ readdir, rm }, { join }] = await node();
   let names: string[];
   try {
     names = await readdir(dir);
@@ -57,6 +63,7 @@ export async function removeStaleTemps(dir: string, target?: string): Promise<vo
 const isStale = (pid: number): boolean => pid === process.pid || !isAlive(pid);
 
 async function isOld(path: string): Promise<boolean> {
+  const [{ stat }] = await node();
   try {
     return Date.now() - (await stat(path)).mtimeMs > OLD_TEMP_AGE_MS;
   } catch {
@@ -70,10 +77,11 @@ async function isOld(path: string): Promise<boolean> {
  * an earlier, killed write left behind are removed first.
  */
 export async function writeFileAtomic(path: string, bytes: Uint8Array, method = 'writeFileAtomic'): Promise<void> {
+  const [{ open, rename, rm }, { basename, dirname, join }] = await node();
   await removeStaleTemps(dirname(path), basename(path));
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
   writing.add(temp);
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  let handle: Awaited<ReturnType<Fs['open']>> | undefined;
   try {
     handle = await open(temp, 'wx');
     await handle.writeFile(bytes);
@@ -110,6 +118,7 @@ export async function saveSnapshotFile(mem: HybridMemory, path: string): Promise
 /** Opens the `.mind.zip` at `path` as a new in-memory store (validated like `HybridMemory.importSnapshot`). */
 export async function loadSnapshotFile(path: string, options: ImportSnapshotOptions = {}): Promise<HybridMemory> {
   if (typeof path !== 'string' || path === '') throw invalid('loadSnapshotFile', 'path must be a non-empty string', path);
+  const [{ readFile }, { basename, dirname }] = await node();
   await removeStaleTemps(dirname(path), basename(path));
   let bytes: Uint8Array;
   try {
@@ -132,6 +141,7 @@ export class DirectoryBackupStore implements BackupStore {
   /** The directory's files; listing first removes the temps of writes killed midway, so opening the backups cleans them. */
   async list(): Promise<string[]> {
     await removeStaleTemps(this.directory);
+    const [{ readdir }] = await node();
     try {
       return (await readdir(this.directory, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
     } catch (cause) {
@@ -141,8 +151,9 @@ export class DirectoryBackupStore implements BackupStore {
   }
 
   async read(name: string): Promise<Uint8Array> {
+    const [{ readFile }] = await node();
     try {
-      return await readFile(this.#path('read', name));
+      return await readFile(await this.#path('read', name));
     } catch (cause) {
       if (cause instanceof HybridMindError) throw cause;
       throw storageError('DirectoryBackupStore.read', `reading ${name} failed`, cause);
@@ -150,7 +161,8 @@ export class DirectoryBackupStore implements BackupStore {
   }
 
   async write(name: string, bytes: Uint8Array): Promise<void> {
-    const path = this.#path('write', name);
+    const [{ mkdir }] = await node();
+    const path = await this.#path('write', name);
     try {
       await mkdir(this.directory, { recursive: true });
     } catch (cause) {
@@ -160,8 +172,9 @@ export class DirectoryBackupStore implements BackupStore {
   }
 
   async remove(name: string): Promise<void> {
+    const [{ rm }] = await node();
     try {
-      await rm(this.#path('remove', name), { force: true });
+      await rm(await this.#path('remove', name), { force: true });
     } catch (cause) {
       if (cause instanceof HybridMindError) throw cause;
       throw storageError('DirectoryBackupStore.remove', `removing ${name} failed`, cause);
@@ -169,10 +182,11 @@ export class DirectoryBackupStore implements BackupStore {
   }
 
   /** Only plain file names: a name must never reach outside the directory. */
-  #path(verb: string, name: string): string {
+  async #path(verb: string, name: string): Promise<string> {
     if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || /[/\\\0]/.test(name)) {
       throw invalid(`DirectoryBackupStore.${verb}`, 'name must be a plain file name', name);
     }
+    const [, { join }] = await node();
     return join(this.directory, name);
   }
 }

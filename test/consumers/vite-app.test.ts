@@ -2,7 +2,7 @@
  * A Vite app that installed the packed tarball (and vite, nothing else): `hybridmind/client` on the
  * page, the prebuilt `hybridmind/worker`, `hybridmind/vite` serving the model. Driven in Chromium
  * through store → reload → recall with the dense leg, under the dev server and under
- * `vite build` + `vite preview`.
+ * `vite build` + `vite preview`; and the engine itself bundled into a page from the main entry.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -56,6 +56,24 @@ describe('a Vite app from the packed package', () => {
     try {
       await storeReloadRecall(server.url);
     } finally {
+      await server.stop();
+    }
+  });
+
+  it('bundles the engine itself into a page from the main entry, with no warning about the package, and answers there', async () => {
+    // `engine/` builds `import { HybridMemory } from 'hybridmind'`, which reaches the Node-only
+    // helpers (local model folders, snapshot files) lazily: their built-ins must not warn either.
+    const root = join(dir, 'engine');
+    await viteBuild(root);
+    const server = await serveVite(root, ['preview']);
+    const context = await browser.newContext();
+    try {
+      const result = await pageResult(await context.newPage(), server.url);
+      expect(result.memories).toBe(2);
+      expect(result.legsRun).toContain('lexical');
+      expect(result.ids[0]).toBe('adr-007');
+    } finally {
+      await context.close();
       await server.stop();
     }
   });

@@ -1,5 +1,6 @@
 import { HybridMindError, messageOf } from '../../errors.js';
 import { FS_PROPERTY, HNSWLIB_CHUNK, patchHnswlib } from './hnswlib-patch.js';
+import { nodeBuiltin } from '../../util/node-builtin.js';
 
 /** The parts of hnswlib-wasm's `HierarchicalNSW` HybridMind uses (0.8.2 signatures). */
 export interface HnswNative {
@@ -122,11 +123,8 @@ async function importModule(): Promise<Factory> {
   const g = globalThis as { process?: { versions?: { node?: string } }; Deno?: unknown; document?: unknown; WorkerGlobalScope?: unknown };
   const server = (g.process?.versions?.node !== undefined || g.Deno !== undefined) && g.document === undefined && g.WorkerGlobalScope === undefined;
   if (server) {
-    // Computed specifiers keep browser bundlers from following the server-only path.
-    const nodeModule = 'node:module';
-    const nodeFs = 'node:fs/promises';
-    const { createRequire } = (await import(/* @vite-ignore */ nodeModule)) as typeof import('node:module');
-    const { readFile } = (await import(/* @vite-ignore */ nodeFs)) as typeof import('node:fs/promises');
+    const { createRequire } = await nodeBuiltin<typeof import('node:module')>('node:module');
+    const { readFile } = await nodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
     const file = createRequire(import.meta.url).resolve(`hnswlib-wasm/dist/${HNSWLIB_CHUNK}`);
     const code = patchHnswlib(await readFile(file, 'utf8'));
     const url = `data:text/javascript;charset=utf-8,${encodeURIComponent(code)}`;

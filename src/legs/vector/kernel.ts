@@ -7,6 +7,7 @@
 import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { VectorKernelSource } from '../types.js';
+import { nodeBuiltin } from '../../util/node-builtin.js';
 
 /** One instance of the kernel. It owns its memory, so every index gets its own instance. */
 export interface VectorKernelInstance {
@@ -91,9 +92,7 @@ async function fromBytes(bytes: Promise<ArrayBuffer | Uint8Array>): Promise<Load
 async function readBundled(): Promise<ArrayBuffer | Uint8Array> {
   const url = new URL('./kernel.wasm', import.meta.url);
   if (globalThis.process?.versions?.node) {
-    // A computed specifier keeps browser bundlers from trying to resolve a Node built-in.
-    const specifier = 'node:fs/promises';
-    const fs = (await import(/* @vite-ignore */ specifier)) as typeof import('node:fs/promises');
+    const fs = await nodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
     return new Uint8Array(await fs.readFile(url));
   }
   const response = await fetch(url);
