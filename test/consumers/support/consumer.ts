@@ -36,9 +36,10 @@ export async function runOk(cmd: string, args: string[], options: { cwd: string;
 const PACKAGE_WARNINGS = /node_modules\/hybridmind\/|externalized for browser compatibility|doesn't exist at build time|INEFFECTIVE_DYNAMIC_IMPORT/;
 
 /**
- * `vite build` of a fixture, which must print no warning about this package: its prebuilt worker
- * once made every app's build warn of Node built-ins "externalized for browser compatibility" and of
- * a URL that "doesn't exist at build time", none of which the app could do anything about.
+ * `vite build` of a fixture, which must print no warning about this package: its prebuilt worker,
+ * and the Node-only helpers its main entry reaches, once made app builds warn of Node built-ins
+ * "externalized for browser compatibility" and of a URL that "doesn't exist at build time", none of
+ * which the app could do anything about.
  */
 export async function viteBuild(dir: string): Promise<void> {
   const { stdout, stderr } = await runOk('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: dir });
