@@ -23,7 +23,8 @@ export default defineConfig({
   // `mpa`: no SPA fallback, so a missing model file is a 404 instead of index.html with status 200.
   appType: 'mpa',
   plugins: vitest ? [] : [...hybridmind({ models: { dir: resolve('models') } }), demoAtRoot()],
-  worker: { format: 'es', plugins: () => hybridmind({ models: false }) },
+  // The demo's worker loads SQLite-WASM and transformers.js from its start: see vite.worker.config.ts's `checks`.
+  worker: { format: 'es', plugins: () => hybridmind({ models: false }), rolldownOptions: { checks: { ineffectiveDynamicImport: false } } },
   server: { port: 5173, strictPort: true, fs: { allow: ['.'] } },
   // Found up front, so the dev server never reloads a page to add a dependency it discovered late.
   optimizeDeps: { entries: ['demo/index.html', 'e2e/fixtures/harness.html'], include: ['comlink', 'fflate', 'graphology', 'minisearch', 'stemmer'] },
