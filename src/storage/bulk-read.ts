@@ -121,9 +121,12 @@ export function readVectors(db: SqlDriver, width: number, add: (nos: number[], v
 
 /**
  * The stored vectors of `nos`, back to back in `into` in the order asked (the `vector` column, the
- * index's own form); a number without one gets NaN. Returns how many were found. One statement
- * for any count, the blobs concatenated as `readVectors` does: what a dense index that no longer
- * holds float32 copies re-scores from.
+ * index's own form); a number without one gets NaN, and one asked twice fills both places. Returns
+ * how many places were filled. One statement for any count, the blobs concatenated as
+ * `readVectors` does: what a dense index that no longer holds float32 copies re-scores from. (One
+ * lookup per number through `visitByKey` measured ~16% faster on SQLite-WASM and ~14% slower on
+ * better-sqlite3, which makes a Buffer per blob: 145 vectors of a 100k store, 0.37 vs 0.44 ms and
+ * 0.73 vs 0.64.)
  */
 export function readVectorsByNo(db: SqlDriver, nos: readonly number[], into: Float32Array): number {
   if (nos.length === 0) return 0;
@@ -140,8 +143,14 @@ export function readVectorsByNo(db: SqlDriver, nos: readonly number[], into: Flo
     throw new HybridMindError('CORRUPT', 'readVectors', `the vectors of ${found.length} memories take ${bytes.byteLength} bytes, not ${found.length} × ${dim * 4}`);
   }
   const vectors = blobToVector(bytes);
-  const position = new Map(nos.map((no, i) => [no, i]));
+  const place = new Map(found.map((no, j) => [no, j]));
   into.fill(Number.NaN);
-  found.forEach((no, j) => into.set(vectors.subarray(j * dim, (j + 1) * dim), position.get(no)! * dim));
-  return found.length;
+  let filled = 0;
+  nos.forEach((no, i) => {
+    const j = place.get(no);
+    if (j === undefined) return;
+    into.set(vectors.subarray(j * dim, (j + 1) * dim), i * dim);
+    filled++;
+  });
+  return filled;
 }
