@@ -10,6 +10,7 @@
  */
 import type { Accept } from '../types.js';
 import { heapPush } from '../../util/top-heap.js';
+import { ForwardLookup } from './forward-lookup.js';
 
 export interface Bm25Params {
   k: number;
@@ -59,17 +60,6 @@ export class SplitList {
 
 /** One term's postings, short id → term frequency in increasing short id order. */
 export type Postings = FlatList | SplitList;
-
-/** Calls `visit` for every posting of `list`, in increasing short id order. */
-function eachPosting(list: Postings, visit: (docId: number, termFreq: number) => void): void {
-  if (list instanceof SplitList) {
-    eachPosting(list.lower, visit);
-    eachPosting(list.upper, visit);
-    return;
-  }
-  const { data, start, size } = list;
-  for (let i = start, end = start + 2 * size; i < end; i += 2) visit(data[i]!, data[i + 1]!);
-}
 
 /**
  * Where the scores read one text field's statistics and postings from. A list may name documents
@@ -243,9 +233,42 @@ export class DocTable {
     }
   }
 
+  /**
+   * One list of `#pruned`'s walk: each document not met before is scored in full, its other terms'
+   * frequencies from `others` (null for a term walked already or absent); `n` documents were met
+   * before, the count after is returned.
+   */
+  #prunedWalk(part: FlatList, walking: number, others: ReadonlyArray<ForwardLookup | null>, boosts: readonly number[], idfs: readonly number[], bm25: Bm25Params, avgFieldLength: number, n: number, offer: (score: number, no: number, shortId: number) => void): number {
+    const { k: k1, b, d } = bm25;
+    const slots = this.#slots;
+    const touched = this.#touched;
+    const held = touched.length;
+    const { data, start, size } = part;
+    for (let i = start, end = start + 2 * size; i < end; i += 2) {
+      const docId = data[i]!;
+      const at = SLOT * docId;
+      const no = docId < held ? slots[at + NO]! : NONE;
+      // Removed from a saved base, or met in a list walked before.
+      if (no === NONE || slots[at + COUNT] !== 0) continue;
+      const fieldLength = slots[at + LENGTH]!;
+      let sum = 0;
+      let count = 0;
+      for (let t = 0; t < others.length; t++) {
+        const tf = t === walking ? data[i + 1]! : (others[t]?.tfOf(docId) ?? 0);
+        if (tf === 0) continue;
+        sum = sum + 1 * boosts[t]! * 1 * 1 * termScore(idfs[t]!, tf, fieldLength, avgFieldLength, k1, b, d);
+        count++;
+      }
+      slots[at + COUNT] = count;
+      touched[n++] = docId;
+      offer(sum * count, no, docId);
+    }
+    return n;
+  }
+
   /** `top`'s walk from the highest-scoring term down; false, having offered nothing, when it would not pay. */
   #pruned(source: TermSource, terms: readonly string[], lists: Array<Postings | undefined>, boostOf: (term: string) => number, bm25: Bm25Params, floor: () => number, offer: (score: number, no: number, shortId: number) => void): boolean {
-    const { k: k1, b, d } = bm25;
+    const { k: k1, d } = bm25;
     const total = source.documentCount;
     const avgFieldLength = source.averageLength;
     const boosts = terms.map(boostOf);
@@ -267,32 +290,19 @@ export class DocTable {
     const done = new Uint8Array(terms.length);
     const slots = this.#slots;
     const touched = this.#touched;
-    const held = touched.length;
     let n = 0;
     try {
       for (let j = 0; j < order.length; j++) {
         // A document met in none of the lists walked so far holds only the remaining terms.
         if (rest[j]! * (order.length - j) < floor()) break;
         const walking = order[j]!;
-        eachPosting(lists[walking]!, (docId, termFreq) => {
-          const at = SLOT * docId;
-          const no = docId < held ? slots[at + NO]! : NONE;
-          // Removed from a saved base.
-          if (no === NONE || slots[at + COUNT] !== 0) return;
-          const fieldLength = slots[at + LENGTH]!;
-          let sum = 0;
-          let count = 0;
-          for (let t = 0; t < terms.length; t++) {
-            if (done[t] === 1) continue;
-            const tf = t === walking ? termFreq : tfIn(lists[t], docId);
-            if (tf === 0) continue;
-            sum = sum + 1 * boosts[t]! * 1 * 1 * termScore(idfs[t]!, tf, fieldLength, avgFieldLength, k1, b, d);
-            count++;
-          }
-          slots[at + COUNT] = count;
-          touched[n++] = docId;
-          offer(sum * count, no, docId);
-        });
+        // The walk meets short ids in increasing order (a split list's lower part first), so the
+        // lists it looks them up in are read forward.
+        const others = lists.map((list, t) => (t === walking || done[t] === 1 || list === undefined ? null : forwardLookup(list)));
+        const list = lists[walking]!;
+        for (const part of list instanceof SplitList ? [list.lower, list.upper] : [list]) {
+          n = this.#prunedWalk(part, walking, others, boosts, idfs, bm25, avgFieldLength, n, offer);
+        }
         done[walking] = 1;
       }
       return true;
@@ -384,6 +394,6 @@ function termScore(invDocFreq: number, termFreq: number, fieldLength: number, av
   return invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
 }
 
-function tfIn(list: Postings | undefined, docId: number): number {
-  return list === undefined ? 0 : list.tfOf(docId);
+function forwardLookup(list: Postings): ForwardLookup {
+  return list instanceof SplitList ? new ForwardLookup(list.lower, list.upper, list.from) : new ForwardLookup(list);
 }
