@@ -26,12 +26,11 @@ describe('DocTable scores', () => {
     const added = layeredOf(corpus, removed);
     // The same postings read in place from the flat state a save writes, as a loaded index reads them.
     const { frozen, table: frozenTable } = frozenOf(corpus, removed);
-    /** One term's scores by memory number, through `sum` (the sum of one term is its score). */
+    /** One term's scores by memory number, as `top` gives every document that holds it. */
     const scoresOf = (term: string, boost: number, source: TermSource = added, docs: DocTable = added.docs): Map<number, number> => {
       const got = new Map<number, number>();
-      // One term: the score (sum × matched terms) is that term's score, so a wrong count fails too.
-      docs.sum(source, [term], () => boost, params, (matched, count, scoreOf) => {
-        for (let i = 0; i < count; i++) got.set(docs.noOf(matched[i]!), scoreOf(matched[i]!));
+      docs.top(source, [term], () => boost, params, source.documentCount, undefined, (size, scores, nos) => {
+        for (let i = 0; i < size; i++) got.set(nos[i]!, scores[i]!);
       });
       return got;
     };

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LayeredPostings } from '../src/legs/lexical/layered-postings.js';
 import type { DocTable, FlatList, TermSource } from '../src/legs/lexical/term-scores.js';
-import { frozenOf, layeredOf } from './support/lexical.js';
+import { frozenOf, layeredOf, walkScores } from './support/lexical.js';
 import { queryTerms } from '../src/legs/lexical/tokenizer.js';
 
 const params = { k: 1.2, b: 0.7, d: 0.5 };
@@ -18,12 +18,9 @@ const VOCAB = Array.from({ length: 24 }, (_, i) => `w${i}`);
 
 type Hit = [no: number, score: number];
 
-/** The reference: every matching document through the full walk (`sum`), filtered, sorted, cut. */
+/** The reference: every matching document (`walkScores`), filtered, sorted, cut. */
 function fullWalk(table: DocTable, source: TermSource, terms: string[], boostOf: (t: string) => number, k: number, accept?: (no: number) => boolean): Hit[] {
-  const all: Hit[] = [];
-  table.sum(source, terms, boostOf, params, (matched, count, scoreOf) => {
-    for (let i = 0; i < count; i++) all.push([table.noOf(matched[i]!), scoreOf(matched[i]!)]);
-  });
+  const all = [...walkScores(table, source, terms, boostOf, params)];
   return all.filter(([no]) => !accept || accept(no)).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, k);
 }
 

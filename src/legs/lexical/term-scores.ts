@@ -75,24 +75,23 @@ export interface TermSource {
 const NONE = -1;
 /** Postings below which a list is walked whatever else: skipping it saves less than planning to. */
 const MIN_SKIPPED = 2048;
-/** Numbers per short id in `DocTable`'s one array: memory number, field length, running score sum, matched terms. */
-const SLOT = 4;
-const NO = 0;
-const LENGTH = 1;
-const SUM = 2;
-const COUNT = 3;
 
 /**
- * Per short id, the memory number and field length, as one array, kept in step by the index that
- * hands the short ids out, with the running sums of `sum` beside them, so what a posting reads
- * and writes sits in one 32-byte slot and one array grows. (Against four separate arrays it
- * measured the same at 1M memories, within noise; the lists not walked at all are what `top`
- * gains.) Short ids are handed out in sequence and never reused, so the array is as long as the
- * documents ever added.
+ * Per short id, the memory number and field length, kept in step by the index that hands the short
+ * ids out. Short ids are handed out in sequence and never reused, so the arrays are as long as the
+ * documents ever added. What a walk reads for every posting, whether the document is held and its
+ * length, lies in arrays of a byte and four bytes per document, so that at 1M memories they stay
+ * in the cache where one array of all four numbers (32 MB) did not: a walk of 95k documents spent
+ * ~9 of its ~12 ms waiting for those reads.
  */
 export class DocTable {
-  /** `SLOT` numbers per short id; the sum and count are zero between calls of `sum`. */
-  #slots = new Float64Array(0);
+  /** Memory number per short id, NONE where none is held. */
+  #nos = new Float64Array(0);
+  /** 1 where a document is held: what a walk asks of every posting. */
+  #held = new Uint8Array(0);
+  #lengths = new Uint32Array(0);
+  /** Terms matched per document met by the MaxScore walk; zero between calls of `top`. */
+  #counts = new Int32Array(0);
   #touched = new Int32Array(0);
 
   /**
@@ -103,45 +102,57 @@ export class DocTable {
   static fromDocs(docs: ArrayLike<number>, nextId: number): DocTable {
     const table = new DocTable();
     table.#grow(nextId);
-    const slots = table.#slots;
+    const nos = table.#nos;
+    const held = table.#held;
+    const lengths = table.#lengths;
     for (let i = 0; i < docs.length; i += 3) {
-      slots[SLOT * docs[i]! + NO] = docs[i + 1]!;
-      slots[SLOT * docs[i]! + LENGTH] = docs[i + 2]!;
+      nos[docs[i]!] = docs[i + 1]!;
+      held[docs[i]!] = 1;
+      lengths[docs[i]!] = docs[i + 2]!;
     }
     return table;
   }
 
   /** Forgets the document under `shortId`, whose postings may stay behind (a saved base's do). */
   forget(shortId: number): void {
-    if (shortId < this.#touched.length) this.#slots[SLOT * shortId + NO] = NONE;
+    if (shortId >= this.#touched.length) return;
+    this.#nos[shortId] = NONE;
+    this.#held[shortId] = 0;
   }
 
   /** Whether a document is held under `shortId`. */
   holds(shortId: number): boolean {
-    return shortId < this.#touched.length && this.#slots[SLOT * shortId + NO] !== NONE;
+    return shortId < this.#touched.length && this.#held[shortId] === 1;
   }
 
   /** The field length of the document under `shortId`. */
   lengthOf(shortId: number): number {
-    return this.#slots[SLOT * shortId + LENGTH]!;
+    return this.#lengths[shortId]!;
   }
 
   /** Records the document `no` of `length` distinct terms under `shortId`. */
   put(shortId: number, no: number, length: number): void {
     const capacity = this.#touched.length;
     if (shortId >= capacity) this.#grow(Math.max(shortId + 1, 2 * capacity, 1024));
-    this.#slots[SLOT * shortId + NO] = no;
-    this.#slots[SLOT * shortId + LENGTH] = length;
+    this.#nos[shortId] = no;
+    this.#held[shortId] = 1;
+    this.#lengths[shortId] = length;
   }
 
   /** Room for short ids below `capacity`, the new ones holding no document. */
   #grow(capacity: number): void {
     const before = this.#touched.length;
     if (capacity <= before) return;
-    const slots = new Float64Array(SLOT * capacity);
-    for (let i = before; i < capacity; i++) slots[SLOT * i + NO] = NONE;
-    slots.set(this.#slots);
-    this.#slots = slots;
+    const nos = new Float64Array(capacity).fill(NONE, before);
+    nos.set(this.#nos);
+    this.#nos = nos;
+    const held = new Uint8Array(capacity);
+    held.set(this.#held);
+    this.#held = held;
+    const lengths = new Uint32Array(capacity);
+    lengths.set(this.#lengths);
+    this.#lengths = lengths;
+    this.#counts = new Int32Array(capacity);
     this.#touched = new Int32Array(capacity);
   }
 
@@ -154,8 +165,10 @@ export class DocTable {
    * term the first time it is met; once what documents not met yet could score at most is below
    * the `k`-th score kept, the remaining lists are not walked. A common term among rare ones (a
    * tenth of the store) is then only looked up for the rare ones' documents, instead of summed
-   * over its whole list (MaxScore, Turtle and Flood 1995). Scores are the same arithmetic in the
-   * same term order as `sum`, so the answer is the full walk's to the last bit.
+   * over its whole list (MaxScore, Turtle and Flood 1995). When that would not pay, every list is
+   * walked at once (`#merged`), and one term's list alone (`#single`). Every path adds a
+   * document's terms in the terms' order with minisearch's arithmetic, so each gives the others'
+   * answer to the last bit.
    */
   top(source: TermSource, terms: readonly string[], boostOf: (term: string) => number, bm25: Bm25Params, k: number, accept: Accept | undefined, use: (size: number, scores: Float64Array, nos: Int32Array, shortIdOf: (no: number) => number, holds: (term: number, shortId: number) => boolean) => void): void {
     const lists = terms.map((term) => source.postings(term));
@@ -179,30 +192,19 @@ export class DocTable {
     if (walked === 1) {
       const t = lists.findIndex((list) => list !== undefined);
       this.#single(source, lists[t]!, boostOf(terms[t]!), bm25, floor, offer);
-    } else if (walked === 0 || !this.#pruned(source, terms, lists, boostOf, bm25, floor, offer)) {
+    } else if (walked > 1 && !this.#pruned(source, terms, lists, boostOf, bm25, floor, offer)) {
       size = 0;
       shortIds.clear();
-      this.sum(source, terms, boostOf, bm25, (matched, count) => {
-        const slots = this.#slots;
-        let bar = floor();
-        for (let i = 0; i < count; i++) {
-          const at = SLOT * matched[i]!;
-          const score = slots[at + SUM]! * slots[at + COUNT]!;
-          // Below the cut it cannot enter; equal to it, `offer` decides by number.
-          if (score < bar) continue;
-          offer(score, slots[at + NO]!, matched[i]!);
-          bar = floor();
-        }
-      });
+      this.#merged(source, terms, lists, boostOf, bm25, floor, offer);
     }
     use(size, scores, nos, shortIdOf, holds);
   }
 
   /**
    * `top` for one term: each document's score is its one term's, so the walk offers a document
-   * only when it reaches the heap's cut, and keeps no sums. Through `sum` a common term's list was
-   * summed into the table, then read back whole (109k postings of a 1M store: ~20 ms). The score is
-   * `sum`'s to the bit: 0 + boost · raw, times one matched term.
+   * only when it reaches the heap's cut. Summed into the table and read back whole, a common
+   * term's list (109k postings of a 1M store) took ~20 ms. The score is the sum's to the bit:
+   * 0 + boost · raw, times one matched term.
    */
   #single(source: TermSource, list: Postings, boost: number, bm25: Bm25Params, floor: () => number, offer: (score: number, no: number, shortId: number) => void): void {
     const idf = invDocFreqOf(source.documentCount, list.df);
@@ -216,19 +218,18 @@ export class DocTable {
 
   #singleWalk(list: FlatList, idf: number, boost: number, bm25: Bm25Params, avgFieldLength: number, floor: () => number, offer: (score: number, no: number, shortId: number) => void): void {
     const { k: k1, b, d } = bm25;
-    const slots = this.#slots;
-    const held = this.#touched.length;
+    const held = this.#held;
+    const lengths = this.#lengths;
     const { data, start, size } = list;
     let bar = floor();
     for (let i = start, end = start + 2 * size; i < end; i += 2) {
       const docId = data[i]!;
-      const at = SLOT * docId;
-      // Removed from a saved base.
-      if (docId >= held || slots[at + NO] === NONE) continue;
-      const score = 1 * boost * 1 * 1 * termScore(idf, data[i + 1]!, slots[at + LENGTH]!, avgFieldLength, k1, b, d);
+      // Removed from a saved base (past the table's end reads undefined, not 1).
+      if (held[docId] !== 1) continue;
+      const score = 1 * boost * 1 * 1 * termScore(idf, data[i + 1]!, lengths[docId]!, avgFieldLength, k1, b, d);
       // Below the cut it cannot enter; equal to it, `offer` decides by number.
       if (score < bar) continue;
-      offer(score, slots[at + NO]!, docId);
+      offer(score, this.#nos[docId]!, docId);
       bar = floor();
     }
   }
@@ -240,17 +241,16 @@ export class DocTable {
    */
   #prunedWalk(part: FlatList, walking: number, others: ReadonlyArray<ForwardLookup | null>, boosts: readonly number[], idfs: readonly number[], bm25: Bm25Params, avgFieldLength: number, n: number, offer: (score: number, no: number, shortId: number) => void): number {
     const { k: k1, b, d } = bm25;
-    const slots = this.#slots;
+    const held = this.#held;
+    const lengths = this.#lengths;
+    const counts = this.#counts;
     const touched = this.#touched;
-    const held = touched.length;
     const { data, start, size } = part;
     for (let i = start, end = start + 2 * size; i < end; i += 2) {
       const docId = data[i]!;
-      const at = SLOT * docId;
-      const no = docId < held ? slots[at + NO]! : NONE;
       // Removed from a saved base, or met in a list walked before.
-      if (no === NONE || slots[at + COUNT] !== 0) continue;
-      const fieldLength = slots[at + LENGTH]!;
+      if (held[docId] !== 1 || counts[docId] !== 0) continue;
+      const fieldLength = lengths[docId]!;
       let sum = 0;
       let count = 0;
       for (let t = 0; t < others.length; t++) {
@@ -259,9 +259,9 @@ export class DocTable {
         sum = sum + 1 * boosts[t]! * 1 * 1 * termScore(idfs[t]!, tf, fieldLength, avgFieldLength, k1, b, d);
         count++;
       }
-      slots[at + COUNT] = count;
+      counts[docId] = count;
       touched[n++] = docId;
-      offer(sum * count, no, docId);
+      offer(sum * count, this.#nos[docId]!, docId);
     }
     return n;
   }
@@ -288,7 +288,7 @@ export class DocTable {
     const rest = new Float64Array(order.length + 1);
     for (let j = order.length - 1; j >= 0; j--) rest[j] = rest[j + 1]! + bound(order[j]!);
     const done = new Uint8Array(terms.length);
-    const slots = this.#slots;
+    const counts = this.#counts;
     const touched = this.#touched;
     let n = 0;
     try {
@@ -307,75 +307,96 @@ export class DocTable {
       }
       return true;
     } finally {
-      for (let i = 0; i < n; i++) slots[SLOT * touched[i]! + COUNT] = 0;
+      for (let i = 0; i < n; i++) counts[touched[i]!] = 0;
     }
   }
 
   /**
-   * Sums each document's scores over `terms` (in their order, as minisearch's OR adds them), then
-   * hands `use` every document that matched, by short id, with a reading of its score (the sum
-   * times how many of the terms it holds) and a test of which terms (by position in `terms`).
-   * The sums live in the table's array, not in a map of objects: the map was half of a search's time.
+   * `top`'s walk of every list at once, document by document in increasing short id order: each
+   * document's score is summed over its terms in the terms' order, as minisearch's OR adds them,
+   * times how many it holds, and offered only when it reaches the heap's cut. Summed term by term
+   * instead, each posting added to its document's running sum in the table, which was then read
+   * back whole and cleared; here a document's sum stays a local, and the table is only read.
    */
-  sum(source: TermSource, terms: readonly string[], boostOf: (term: string) => number, bm25: Bm25Params, use: (matched: Int32Array, count: number, scoreOf: (shortId: number) => number, holds: (term: number, shortId: number) => boolean) => void): void {
-    const lists = terms.map((term) => source.postings(term));
-    const slots = this.#slots;
-    const touched = this.#touched;
-    let n = 0;
-    try {
-      terms.forEach((term, i) => (n = this.#scoreTerm(source, lists[i], boostOf(term), bm25, n)));
-      use(touched, n, (shortId) => slots[SLOT * shortId + SUM]! * slots[SLOT * shortId + COUNT]!, holdsIn(lists));
-    } finally {
-      for (let i = 0; i < n; i++) {
-        slots[SLOT * touched[i]! + SUM] = 0;
-        slots[SLOT * touched[i]! + COUNT] = 0;
-      }
-    }
-  }
-
-  /** The memory number under `shortId` (a short id `sum` handed out). */
-  noOf(shortId: number): number {
-    return this.#slots[SLOT * shortId + NO]!;
-  }
-
-  /**
-   * Adds each document's score for one term (`freqs`, its postings) to the sums, in posting order;
-   * `n` documents were touched before, the count after is returned. The sums are added in place:
-   * a callback per posting took each score as a boxed number, a fifth of a recall's garbage at 10k.
-   */
-  #scoreTerm(source: TermSource, freqs: Postings | undefined, boost: number, bm25: Bm25Params, n: number): number {
-    if (freqs === undefined) return n;
-    // minisearch takes the log for every posting; it is the same for the whole list.
-    const invDocFreq = invDocFreqOf(source.documentCount, freqs.df);
-    if (!(freqs instanceof SplitList)) return this.#scoreList(freqs, invDocFreq, boost, bm25, source.averageLength, n);
-    n = this.#scoreList(freqs.lower, invDocFreq, boost, bm25, source.averageLength, n);
-    return this.#scoreList(freqs.upper, invDocFreq, boost, bm25, source.averageLength, n);
-  }
-
-  /**
-   * `#scoreTerm` over one flat list, in a loop of its own rather than a callback per posting: the
-   * callback's captured counter and arrays made a posting cost ~250 ns (three lists of 99k
-   * postings in a 1M store: ~25 ms).
-   */
-  #scoreList(list: FlatList, invDocFreq: number, boost: number, bm25: Bm25Params, avgFieldLength: number, n: number): number {
-    const { k, b, d } = bm25;
-    const slots = this.#slots;
-    const touched = this.#touched;
-    const held = touched.length;
-    const { data, start, size } = list;
-    for (let i = start, end = start + 2 * size; i < end; i += 2) {
-      const docId = data[i]!;
-      const at = SLOT * docId;
+  #merged(source: TermSource, terms: readonly string[], lists: ReadonlyArray<Postings | undefined>, boostOf: (term: string) => number, bm25: Bm25Params, floor: () => number, offer: (score: number, no: number, shortId: number) => void): void {
+    const { k: k1, b, d } = bm25;
+    const avgFieldLength = source.averageLength;
+    const boosts = terms.map(boostOf);
+    const idfs = lists.map((list) => (list === undefined ? 0 : invDocFreqOf(source.documentCount, list.df)));
+    // One cursor per term, a repeated term too: it counts, and adds, once per time it is asked.
+    const cursors = lists.map((list) => (list === undefined ? null : new PairCursor(list)));
+    const held = this.#held;
+    const lengths = this.#lengths;
+    let bar = floor();
+    for (;;) {
+      let docId = Infinity;
+      for (const cursor of cursors) if (cursor !== null && cursor.shortId < docId) docId = cursor.shortId;
+      if (docId === Infinity) return;
       // Removed from a saved base: its postings stay until a fold, and `df` never counted it.
-      if (docId >= held || slots[at + NO] === NONE) continue;
-      const raw = termScore(invDocFreq, data[i + 1]!, slots[at + LENGTH]!, avgFieldLength, k, b, d);
-      const c = slots[at + COUNT]!;
-      if (c === 0) touched[n++] = docId;
-      slots[at + COUNT] = c + 1;
-      // minisearch weighs by term weight · term boost · field boost · document boost, here 1 · boost · 1 · 1.
-      slots[at + SUM] = slots[at + SUM]! + 1 * boost * 1 * 1 * raw;
+      const live = held[docId] === 1;
+      const fieldLength = live ? lengths[docId]! : 0;
+      let sum = 0;
+      let count = 0;
+      for (let t = 0; t < cursors.length; t++) {
+        const cursor = cursors[t]!;
+        if (cursor === null || cursor.shortId !== docId) continue;
+        if (live) {
+          // minisearch weighs by term weight · term boost · field boost · document boost, here 1 · boost · 1 · 1.
+          sum = sum + 1 * boosts[t]! * 1 * 1 * termScore(idfs[t]!, cursor.termFreq, fieldLength, avgFieldLength, k1, b, d);
+          count++;
+        }
+        cursor.next();
+      }
+      if (!live) continue;
+      const score = sum * count;
+      // Below the cut it cannot enter; equal to it, `offer` decides by number.
+      if (score < bar) continue;
+      offer(score, this.#nos[docId]!, docId);
+      bar = floor();
     }
-    return n;
+  }
+
+  /** The memory number under `shortId`. */
+  noOf(shortId: number): number {
+    return this.#nos[shortId]!;
+  }
+}
+
+/** One term's postings read pair by pair in increasing short id order, a split list's lower part first. */
+class PairCursor {
+  shortId = Infinity;
+  termFreq = 0;
+  #part: FlatList;
+  #at: number;
+  #end: number;
+  readonly #upper: FlatList | null;
+
+  constructor(list: Postings) {
+    this.#part = list instanceof SplitList ? list.lower : list;
+    this.#upper = list instanceof SplitList ? list.upper : null;
+    this.#at = this.#part.start;
+    this.#end = this.#part.start + 2 * this.#part.size;
+    this.#read();
+  }
+
+  /** Moves to the next pair; `shortId` is Infinity past the last. */
+  next(): void {
+    this.#at += 2;
+    this.#read();
+  }
+
+  #read(): void {
+    if (this.#at === this.#end && this.#upper !== null && this.#part !== this.#upper) {
+      this.#part = this.#upper;
+      this.#at = this.#upper.start;
+      this.#end = this.#upper.start + 2 * this.#upper.size;
+    }
+    if (this.#at < this.#end) {
+      this.shortId = this.#part.data[this.#at]!;
+      this.termFreq = this.#part.data[this.#at + 1]!;
+    } else {
+      this.shortId = Infinity;
+    }
   }
 }
 
