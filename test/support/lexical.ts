@@ -1,6 +1,6 @@
 import type { FrozenPostings } from '../../src/legs/lexical/frozen-postings.js';
 import { LayeredPostings } from '../../src/legs/lexical/layered-postings.js';
-import { DocTable, SplitList, type Bm25Params, type TermSource } from '../../src/legs/lexical/term-scores.js';
+import { DocTable, partsOf, type Bm25Params, type TermSource } from '../../src/legs/lexical/term-scores.js';
 
 /**
  * `texts` indexed under their positions as memory numbers, then `removed` removed with their
@@ -31,7 +31,7 @@ export function walkScores(table: DocTable, source: TermSource, terms: readonly 
     const list = source.postings(term);
     if (list === undefined) continue;
     const idf = Math.log(1 + (source.documentCount - list.df + 0.5) / (list.df + 0.5));
-    for (const part of list instanceof SplitList ? [list.lower, list.upper] : [list]) {
+    for (const part of partsOf(list)) {
       for (let i = part.start; i < part.start + 2 * part.size; i += 2) {
         const shortId = part.data[i]!;
         if (!table.holds(shortId)) continue;

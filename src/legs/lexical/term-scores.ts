@@ -208,12 +208,7 @@ export class DocTable {
    */
   #single(source: TermSource, list: Postings, boost: number, bm25: Bm25Params, floor: () => number, offer: (score: number, no: number, shortId: number) => void): void {
     const idf = invDocFreqOf(source.documentCount, list.df);
-    if (list instanceof SplitList) {
-      this.#singleWalk(list.lower, idf, boost, bm25, source.averageLength, floor, offer);
-      this.#singleWalk(list.upper, idf, boost, bm25, source.averageLength, floor, offer);
-    } else {
-      this.#singleWalk(list, idf, boost, bm25, source.averageLength, floor, offer);
-    }
+    for (const part of partsOf(list)) this.#singleWalk(part, idf, boost, bm25, source.averageLength, floor, offer);
   }
 
   #singleWalk(list: FlatList, idf: number, boost: number, bm25: Bm25Params, avgFieldLength: number, floor: () => number, offer: (score: number, no: number, shortId: number) => void): void {
@@ -299,10 +294,7 @@ export class DocTable {
         // The walk meets short ids in increasing order (a split list's lower part first), so the
         // lists it looks them up in are read forward.
         const others = lists.map((list, t) => (t === walking || done[t] === 1 || list === undefined ? null : forwardLookup(list)));
-        const list = lists[walking]!;
-        for (const part of list instanceof SplitList ? [list.lower, list.upper] : [list]) {
-          n = this.#prunedWalk(part, walking, others, boosts, idfs, bm25, avgFieldLength, n, offer);
-        }
+        for (const part of partsOf(lists[walking]!)) n = this.#prunedWalk(part, walking, others, boosts, idfs, bm25, avgFieldLength, n, offer);
         done[walking] = 1;
       }
       return true;
@@ -362,20 +354,24 @@ export class DocTable {
   }
 }
 
+/** A list's flat parts in increasing short id order: a split list's lower part, then its upper. */
+export function partsOf(list: Postings): readonly FlatList[] {
+  return list instanceof SplitList ? [list.lower, list.upper] : [list];
+}
+
 /** One term's postings read pair by pair in increasing short id order, a split list's lower part first. */
 class PairCursor {
   shortId = Infinity;
   termFreq = 0;
-  #part: FlatList;
+  readonly #parts: readonly FlatList[];
+  #part = 0;
   #at: number;
   #end: number;
-  readonly #upper: FlatList | null;
 
   constructor(list: Postings) {
-    this.#part = list instanceof SplitList ? list.lower : list;
-    this.#upper = list instanceof SplitList ? list.upper : null;
-    this.#at = this.#part.start;
-    this.#end = this.#part.start + 2 * this.#part.size;
+    this.#parts = partsOf(list);
+    this.#at = this.#parts[0]!.start;
+    this.#end = this.#at + 2 * this.#parts[0]!.size;
     this.#read();
   }
 
@@ -386,14 +382,15 @@ class PairCursor {
   }
 
   #read(): void {
-    if (this.#at === this.#end && this.#upper !== null && this.#part !== this.#upper) {
-      this.#part = this.#upper;
-      this.#at = this.#upper.start;
-      this.#end = this.#upper.start + 2 * this.#upper.size;
+    while (this.#at === this.#end && this.#part < this.#parts.length - 1) {
+      const next = this.#parts[++this.#part]!;
+      this.#at = next.start;
+      this.#end = next.start + 2 * next.size;
     }
     if (this.#at < this.#end) {
-      this.shortId = this.#part.data[this.#at]!;
-      this.termFreq = this.#part.data[this.#at + 1]!;
+      const { data } = this.#parts[this.#part]!;
+      this.shortId = data[this.#at]!;
+      this.termFreq = data[this.#at + 1]!;
     } else {
       this.shortId = Infinity;
     }
