@@ -1,6 +1,6 @@
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
 import MiniSearch from 'minisearch';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HybridMemory, SqliteWasmDriver, type RecallMode } from '../../src/index.js';
@@ -93,6 +93,13 @@ const onFile = (variant: Variant) => variant === 'file' || variant === 'file-exa
 const scanOnly = (variant: Variant) => variant === 'exact' || variant === 'file-exact';
 const DEFAULT_ANN = 'default (past 20,000 vectors an HNSW graph built by hnswlib-wasm with M 16, efConstruction 100, then walked at efSearch 64 over the int8 codes with an exact re-rank)';
 
+/** The bytes of the files in `folder`, 0 when there is none. */
+async function folderBytes(folder: string): Promise<number> {
+  const names = await readdir(folder).catch(() => []);
+  const sizes = await Promise.all(names.map(async (name) => (await stat(join(folder, name))).size));
+  return sizes.reduce((a, b) => a + b, 0);
+}
+
 const hybridMind = (variant: Variant): System => ({
   name: HYBRIDMIND_NAMES[variant],
   ...(variant === 'default' ? { minN: 20_001 } : {}),
@@ -103,7 +110,7 @@ const hybridMind = (variant: Variant): System => ({
     lexical: 'own tokenizer (identifier-aware, Porter stemming) with the shared stop-word list',
     ...(onFile(variant)
       ? {
-        persisted: 'size of the database file and its WAL on disk after ingest and the settle time (see the method), so with the derived indexes the store saves once writes go quiet',
+        persisted: 'size of the database file, its WAL and its derived files\' folder on disk after ingest and the settle time (see the method), so with the derived indexes the store saves once writes go quiet',
         coldOpen: 'close() (saves the derived indexes; the HNSW graph was saved when its build finished); timed: open({ storage: the same file }) and one hybrid recall; then, untimed, the wait for the saved HNSW graph to be read',
       }
       : { coldOpen: 'exportDatabase() (saves the derived indexes first), close() and two full GCs, so the reopen does not collect the built store\'s heap; timed: SqliteWasmDriver.open({ bytes }) (the persisted file as a driver, as the OPFS and Node file stores open it), open({ storage: driver }) and one hybrid recall' }),
@@ -147,7 +154,7 @@ const hybridMind = (variant: Variant): System => ({
         // Below the threshold no HNSW is built, so nothing would ever settle `ready`.
         ...(withHnsw ? { ready } : {}),
         notes,
-        persistedBytes: async () => (await stat(file)).size + (await stat(`${file}-wal`).catch(() => ({ size: 0 }))).size,
+        persistedBytes: async () => (await stat(file)).size + (await stat(`${file}-wal`).catch(() => ({ size: 0 }))).size + (await folderBytes(`${file}-derived`)),
         coldOpen: async (q) => {
           await mem.close();
           let annSettled!: (message: string) => void;

@@ -38,12 +38,14 @@ const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A derived store over one open file per name in `files` (a name outside them is refused). Every
- * read and write is synchronous, as the index saves and loads that use it are.
+ * A derived store over one open file per name in `files`. A name outside them is opened by
+ * `openMore` and kept in `files` from then on, or refused without it. Every read and write is
+ * synchronous, as the index saves and loads that use it are.
  */
-export function fileDerivedStore(files: ReadonlyMap<string, SyncFile>): DerivedStore {
+export function fileDerivedStore(files: Map<string, SyncFile>, openMore?: (name: string, method: string) => SyncFile): DerivedStore {
   const fileOf = (method: string, name: string): SyncFile => {
-    const file = files.get(name);
+    let file = files.get(name);
+    if (!file && openMore) files.set(name, (file = openMore(name, method)));
     if (!file) throw new HybridMindError('STORAGE', method, `no derived file is open for ${JSON.stringify(name)}; open ones: ${[...files.keys()].join(', ')}`);
     return file;
   };

@@ -8,7 +8,8 @@ import { dirname, resolve } from 'node:path';
 import { HybridMindError, invalid, messageOf } from '../errors.js';
 import { checkIntInRange, checkNonNegativeInt, INT32_MAX, INT32_MIN } from '../util/int-checks.js';
 import { optionalImport } from '../optional-import.js';
-import type { SqlDriver, SqlRow, SqlValue } from './driver.js';
+import type { DerivedStore, SqlDriver, SqlRow, SqlValue } from './driver.js';
+import { derivedFolderOf, openNodeDerivedFiles, removeNodeDerivedFiles } from './node-derived-files.js';
 import { Transactions } from './transactions.js';
 
 /** SQLite-WASM's default page size (a test holds the two together). */
@@ -20,6 +21,15 @@ export interface SqliteFileOptions {
    * Default 2000: enough for a restarting server to let go, short enough to report a real clash.
    */
   lockTimeoutMs?: number;
+  /**
+   * Keep what the store derives from its rows (the saved lexical and entity indexes and catalog,
+   * the int8 vector codes) in files in a folder beside the database, `<path>-derived/`, instead
+   * of inside it. Default true: a cold open reads each with one file read instead of through
+   * SQLite. The folder is a cache bound to this database: a `.db` copied without it opens
+   * correctly and rebuilds what it lacks once; copied with it, it opens from it. false keeps the
+   * store in the one `.db` file, and removes the folder an earlier open left.
+   */
+  derivedFiles?: boolean;
 }
 
 /** The part of better-sqlite3's API this driver uses, declared here so published types need no @types package. */
@@ -93,6 +103,8 @@ function ownBytes(value: unknown): unknown {
  *   open, because each `HybridMemory` keeps its indexes in memory and would not see another
  *   process's writes. A second process fails with BUSY after `lockTimeoutMs`. The operating
  *   system drops the lock when the owner dies, so a crash leaves nothing stale behind.
+ * - Derived values (saved indexes, vector codes) in `<path>-derived/` beside the file by default
+ *   (`derivedFiles`): caches bound to this database (`derived-lineage.ts`), never the truth.
  *
  * @example
  * import { HybridMemory } from 'hybridmind';
@@ -105,6 +117,8 @@ export class SqliteFileDriver implements SqlDriver {
   readonly name: string;
   /** The absolute path of the database file. */
   readonly path: string;
+  /** The files beside the database that hold its derived values (`SqliteFileOptions.derivedFiles`). */
+  readonly derived?: DerivedStore;
   readonly #db: Database;
   readonly #statements = new Map<string, Statement>();
   /** Statements in raw mode (rows as arrays), apart: the mode is the statement object's own. */
@@ -112,10 +126,11 @@ export class SqliteFileDriver implements SqlDriver {
   readonly #transactions = new Transactions((sql) => this.exec(sql));
   #closed = false;
 
-  private constructor(db: Database, path: string) {
+  private constructor(db: Database, path: string, derived?: DerivedStore) {
     this.#db = db;
     this.path = path;
     this.name = `sqlite-file:${path}`;
+    if (derived) this.derived = derived;
   }
 
   /** Opens (or creates, with its folders) the database file at `path` and takes ownership of it. */
@@ -124,6 +139,8 @@ export class SqliteFileDriver implements SqlDriver {
     if (typeof options !== 'object' || options === null) throw invalid(method, 'options must be an object', options);
     const timeout = options.lockTimeoutMs ?? 2000;
     checkNonNegativeInt(method, 'options.lockTimeoutMs', timeout);
+    const derivedFiles = options.derivedFiles ?? true;
+    if (typeof derivedFiles !== 'boolean') throw invalid(method, 'options.derivedFiles must be a boolean', derivedFiles);
     const Database = await loadEngine(method);
     const absolute = resolve(path);
     try {
@@ -157,7 +174,16 @@ export class SqliteFileDriver implements SqlDriver {
       if (error.code === 'BUSY') throw new HybridMindError('BUSY', method, `${absolute} is open elsewhere (in another process, or in another store of this one); a file store has one owner: close it there first`, { cause });
       throw error;
     }
-    return new SqliteFileDriver(db, absolute);
+    // Only now, under the database's lock: that lock is what keeps a second owner off the files too.
+    const folder = derivedFolderOf(absolute);
+    try {
+      if (derivedFiles) return new SqliteFileDriver(db, absolute, openNodeDerivedFiles(folder, method));
+      removeNodeDerivedFiles(folder, method);
+      return new SqliteFileDriver(db, absolute);
+    } catch (cause) {
+      db.close();
+      throw cause;
+    }
   }
 
   #statement(sql: string): Statement {
@@ -245,12 +271,16 @@ export class SqliteFileDriver implements SqlDriver {
     }
   }
 
-  /** Folds the log into the file, releases the lock and leaves the single `.db` file behind. */
+  /** Folds the log into the file, releases the lock and leaves the `.db` file (and its derived files' folder) behind. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#statements.clear();
     this.#rawStatements.clear();
-    this.#db.close();
+    try {
+      this.#db.close();
+    } finally {
+      this.derived?.close?.();
+    }
   }
 }

@@ -1,6 +1,7 @@
 import type { DerivedStore, SqlDriver, SqlValue } from './driver.js';
 import { HybridMindError, messageOf } from '../errors.js';
 import { migrate } from './schema.js';
+import { boundToDatabase } from './derived-lineage.js';
 import { tableDerivedStore } from './derived-store.js';
 
 /** A memory as stored: `no` is the rowid, the dense integer every index keys on. */
@@ -51,7 +52,7 @@ export class Repository {
 
   constructor(db: SqlDriver) {
     this.db = db;
-    this.derived = db.derived ?? tableDerivedStore(db);
+    this.derived = db.derived ? boundToDatabase(db.derived, db) : tableDerivedStore(db);
     migrate(db);
   }
 

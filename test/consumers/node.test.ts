@@ -36,10 +36,12 @@ describe('a Node app from the packed package', () => {
     expect(result.stderr).not.toContain('[hybridmind]');
   });
 
-  it('keeps a durable file store through `hybridmind/node` and better-sqlite3: a new file gets 8 KiB pages, a reopen answers', async () => {
+  it('keeps a durable file store through `hybridmind/node` and better-sqlite3: a new file gets 8 KiB pages, its derived files beside it load, a reopen answers', async () => {
     const result = await runOk('node', ['file-store.mjs'], { cwd: dir });
-    const report = lastJson<{ pageSize: number; memories: number; edges: string[][]; hits: string[]; metadata: unknown[] }>(result.stdout);
+    const report = lastJson<{ pageSize: number; derivedFiles: string[]; reopen: string[]; memories: number; edges: string[][]; hits: string[]; metadata: unknown[] }>(result.stdout);
     expect(report.pageSize).toBe(8192);
+    expect(report.derivedFiles).toEqual(['catalog.bin', 'edge-types.bin', 'entities.bin', 'lexical.bin']);
+    expect(report.reopen).toEqual(expect.arrayContaining(['loaded the saved lexical index', 'loaded the saved entity index']));
     expect(report.memories).toBe(3);
     expect(report.edges).toEqual([['adr-008', 'adr-007', 'DEPENDS_ON']]);
     expect(report.hits[0]).toBe('adr-007');

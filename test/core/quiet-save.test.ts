@@ -207,21 +207,23 @@ describe('saving the derived indexes when writes go quiet', () => {
     expect(ids(await reopened.recall('quiet note', { mode: 'vector', k: 20, queryEmbedding: annVectors[5]! }))).not.toContain('q5');
   });
 
-  /** A file store's driver noting each saved index's name as its first part is written. */
+  /** A file store's driver noting each saved index's name as it is written to the derived files. */
   async function notingSaves(path: string, events: string[], onPart: (name: string) => void = () => {}): Promise<SqlDriver> {
     const inner = await SqliteFileDriver.open(path);
+    const files = inner.derived!;
     return {
       name: inner.name,
-      exec: (sql, params) => {
-        const name = /^INSERT INTO derived_index/.test(sql) ? String(params?.[0]) : '';
-        if (name !== '' && !name.includes('#')) {
-          events.push(name);
-          onPart(name);
-        }
-        return inner.exec(sql, params);
-      },
+      exec: (sql, params) => inner.exec(sql, params),
       all: (sql, params) => inner.all(sql, params),
       transaction: (fn) => inner.transaction(fn),
+      derived: {
+        ...files,
+        write: (name, stamp, bytes) => {
+          events.push(name);
+          onPart(name);
+          files.write(name, stamp, bytes);
+        },
+      },
       close: () => inner.close(),
     };
   }

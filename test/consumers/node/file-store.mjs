@@ -1,6 +1,7 @@
 // A durable file store from the installed package (better-sqlite3 installed beside it, as the README
-// asks): written, closed and reopened through `hybridmind/node`, with the page size a new file gets.
-import { mkdtempSync, rmSync } from 'node:fs';
+// asks): written, closed and reopened through `hybridmind/node`, with the page size a new file gets,
+// its derived values saved in files beside it and loaded from them by the reopen.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HybridMemory } from 'hybridmind';
@@ -17,14 +18,18 @@ await first.storeMany([
 await first.relate('adr-008', 'adr-007', 'DEPENDS_ON');
 await first.close();
 
+const derivedFiles = readdirSync(`${path}-derived`).sort();
+const reopen = [];
 const driver = await SqliteFileDriver.open(path);
-const again = await HybridMemory.open({ storage: driver, embedder: null });
+const again = await HybridMemory.open({ storage: driver, embedder: null, logger: (_level, message) => reopen.push(message) });
 const pageSize = Number(driver.all('PRAGMA page_size')[0].page_size);
 const hits = (await again.recall('ADR-007 retries', { k: 3, mode: 'lexical' })).map((h) => h.id);
 const own = await again.get('adr-008');
 own.metadata.changed = true;
 const report = {
   pageSize,
+  derivedFiles,
+  reopen,
   memories: (await again.stats()).memories,
   edges: (await again.edges('adr-008')).map((e) => [e.from, e.to, e.type]),
   hits,
