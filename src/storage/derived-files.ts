@@ -1,7 +1,9 @@
 /**
  * Derived values in files beside the database, one file per name: what a browser worker's store
  * uses on OPFS, where one file read lands the 41 MB of a 100k store's vector codes in ~16 ms and
- * SQLite-WASM's pager took ~50 ms to hand the same bytes over from `derived_index`.
+ * SQLite-WASM's pager took ~50 ms to hand the same bytes over from `derived_index`, and what the
+ * Node file store uses on disk (`node-derived-files.ts`). The database binds them to itself
+ * (`derived-lineage.ts`).
  *
  * Layout of a file: "HMDF", format version, the stamp's UTF-8 length and a zero word, as
  * little-endian u32; the value's length as an f64; the stamp; the value from byte {@link DATA}.
