@@ -40,17 +40,23 @@ const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A derived store over one open file per name in `files`. A name outside them is opened by
- * `openMore` and kept in `files` from then on, or refused without it. Every read and write is
- * synchronous, as the index saves and loads that use it are.
+ * A derived store over one open file per name in `files`. A name outside them is refused, or,
+ * given `openMore`, holds no value until its first write opens (creates) its file, kept in
+ * `files` from then on. Every read and write is synchronous, as the index saves and loads that
+ * use it are.
  */
 export function fileDerivedStore(files: Map<string, SyncFile>, openMore?: (name: string, method: string) => SyncFile): DerivedStore {
-  const fileOf = (method: string, name: string): SyncFile => {
+  function fileOf(method: string, name: string, create: true): SyncFile;
+  function fileOf(method: string, name: string, create: false): SyncFile | null;
+  function fileOf(method: string, name: string, create: boolean): SyncFile | null {
     let file = files.get(name);
-    if (!file && openMore) files.set(name, (file = openMore(name, method)));
+    if (!file && openMore) {
+      if (!create) return null;
+      files.set(name, (file = openMore(name, method)));
+    }
     if (!file) throw new HybridMindError('STORAGE', method, `no derived file is open for ${JSON.stringify(name)}; open ones: ${[...files.keys()].join(', ')}`);
     return file;
-  };
+  }
   const header = (stamp: Uint8Array, length: number): Uint8Array => {
     const head = new Uint8Array(FIXED + stamp.length);
     const view = new DataView(head.buffer);
@@ -62,15 +68,19 @@ export function fileDerivedStore(files: Map<string, SyncFile>, openMore?: (name:
     return head;
   };
   return {
-    stampOf: (name) => saved(fileOf('DerivedStore.stampOf', name))?.stamp ?? null,
+    stampOf(name) {
+      const file = fileOf('DerivedStore.stampOf', name, false);
+      return file && (saved(file)?.stamp ?? null);
+    },
     read(name, stamp) {
-      const file = fileOf('DerivedStore.read', name);
+      const file = fileOf('DerivedStore.read', name, false);
+      if (!file) return null;
       const value = saved(file);
       return value && value.stamp === stamp ? pieces(file, value.length) : null;
     },
     write(name, stamp, bytes) {
       const method = 'DerivedStore.write';
-      const file = fileOf(method, name);
+      const file = fileOf(method, name, true);
       const encoded = utf8.encode(stamp);
       if (encoded.length === 0 || encoded.length > MAX_STAMP) throw new HybridMindError('STORAGE', method, `a stamp must be 1 to ${MAX_STAMP} UTF-8 bytes, received ${encoded.length}`);
       const before = file.getSize();

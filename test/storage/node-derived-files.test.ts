@@ -138,6 +138,16 @@ describe('a Node file store\'s derived files', () => {
     expect((await withStore(path, async () => null)).messages).toEqual(expect.arrayContaining(LOADED));
   });
 
+  it('hold only values there are: a store without vectors has no codes file, after any number of opens', async () => {
+    const path = freshPath();
+    for (let open = 0; open < 2; open++) {
+      const mem = await openMemory({ storage: path, embedder: null });
+      await mem.store({ id: `t${open}`, text: `text only ${open}` });
+      await mem.close();
+    }
+    expect(readdirSync(`${path}-derived`).sort()).toEqual(['catalog.bin', 'edge-types.bin', 'entities.bin', 'lexical.bin']);
+  });
+
   it('refuses a derivedFiles that is not a boolean, naming the method and the value', async () => {
     const error = await SqliteFileDriver.open(freshPath(), { derivedFiles: 'yes' as unknown as boolean }).then(() => null, (e: unknown) => e);
     expect(error).toBeInstanceOf(HybridMindError);

@@ -5,6 +5,8 @@
  *
  *   store   <db> <seed> <first> [engine]   storeMany batches of 1–40 memories forever: `ack <batch> <size>`
  *   export  <db> <zip> <seed> <first>      a batch, then saveSnapshotFile(zip), forever: `saved <batch> <size>`
+ *   derive  <db> <seed> <first>            a batch, then exportDatabase() (which saves the derived
+ *                                          files first), forever: `derived <batch> <size>`
  *   restore <db> <zipA> <zipB>             restoreSnapshot of A, then B, forever: `restored <A|B>`
  *
  * Memory ids are `b<batch>-<i>`, batches numbered from <first> (the parent keeps runs apart).
@@ -28,7 +30,7 @@ export function batchOf(batch: number, size: number): Array<{ id: string; text: 
 }
 
 async function main(): Promise<void> {
-  if (mode === 'store' || mode === 'export') {
+  if (mode === 'store' || mode === 'export' || mode === 'derive') {
     const [zip, seed, first, engine] = mode === 'export' ? rest : [undefined, ...rest];
     const random = rng(Number(seed));
     const mem = await openStore(engine);
@@ -40,6 +42,9 @@ async function main(): Promise<void> {
       if (zip) {
         await saveSnapshotFile(mem, zip);
         say(`saved ${batch} ${size}`);
+      } else if (mode === 'derive') {
+        await mem.exportDatabase();
+        say(`derived ${batch} ${size}`);
       } else {
         say(`ack ${batch} ${size}`);
       }
