@@ -5,8 +5,8 @@
  *
  *   store   <db> <seed> <first> [engine]   storeMany batches of 1–40 memories forever: `ack <batch> <size>`
  *   export  <db> <zip> <seed> <first>      a batch, then saveSnapshotFile(zip), forever: `saved <batch> <size>`
- *   derive  <db> <seed> <first>            a batch, then exportDatabase() (which saves the derived
- *                                          files first), forever: `derived <batch> <size>`
+ *   derive  <db> <seed> <first>            a batch with embeddings (`embeddingOf`), then exportDatabase()
+ *                                          (which saves the derived files first), forever: `derived <batch> <size>`
  *   restore <db> <zipA> <zipB>             restoreSnapshot of A, then B, forever: `restored <A|B>`
  *
  * Memory ids are `b<batch>-<i>`, batches numbered from <first> (the parent keeps runs apart).
@@ -14,6 +14,7 @@
 import { HybridMemory } from '../../src/index.js';
 import { saveSnapshotFile } from '../../src/snapshot/node-files.js';
 import type { SqlDriver } from '../../src/storage/driver.js';
+import { embeddingOf } from './kill.js';
 import { rng } from './random.js';
 
 const [mode, db, ...rest] = process.argv.slice(2);
@@ -38,13 +39,17 @@ async function main(): Promise<void> {
     say('open');
     for (;;) {
       const size = 1 + Math.floor(random() * 40);
-      await mem.storeMany(batchOf(batch, size));
+      const memories = batchOf(batch, size);
+      await mem.storeMany(mode === 'derive' ? memories.map((m, i) => ({ ...m, embedding: embeddingOf(batch, i) })) : memories);
       if (zip) {
         await saveSnapshotFile(mem, zip);
         say(`saved ${batch} ${size}`);
       } else if (mode === 'derive') {
         await mem.exportDatabase();
         say(`derived ${batch} ${size}`);
+        // A pause with the files current, so that some kills leave them so and the parent's opens
+        // from them are checked too, not only rebuilds after a kill in the next write.
+        await new Promise((resolve) => setTimeout(resolve, 15));
       } else {
         say(`ack ${batch} ${size}`);
       }

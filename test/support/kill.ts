@@ -40,3 +40,7 @@ export function acknowledged(lines: string[], verb: string): Array<{ batch: numb
   });
 }
 
+/** The 8-d embedding the child's `derive` mode gives memory `i` of `batch`, so the parent can ask for it. */
+export function embeddingOf(batch: number, i: number): Float32Array {
+  return Float32Array.from({ length: 8 }, (_, j) => Math.sin(batch * 7.3 + i * 1.9 + j * 0.7));
+}
