@@ -9,7 +9,8 @@ import { joinParts, readSections } from '../../src/util/parted-bytes.js';
 import { HybridMindError } from '../../src/index.js';
 import { DERIVED_NAMES } from '../../src/memory/indexes.js';
 import { openMemory, recorder } from '../support/memory.js';
-import { nodeDerivedFiles, nodeSyncFile } from '../support/sync-file.js';
+import { nodeSyncFile } from '../../src/storage/node-derived-files.js';
+import { nodeDerivedFiles } from '../support/sync-file.js';
 import { answers, MEMORIES } from '../support/derived-corpus.js';
 
 /**
