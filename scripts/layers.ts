@@ -30,7 +30,7 @@ export const LAYERS: readonly Layer[] = [
   { name: 'core', modules: ['src/types.ts', 'src/memory/'] },
   { name: 'assembly', modules: ['src/legs/default.ts'] },
   { name: 'services', modules: ['src/snapshot/', 'src/agent/context.ts', 'src/client/'] },
-  { name: 'facade', modules: ['src/hybrid-memory.ts'] },
+  { name: 'facade', modules: ['src/hybrid-memory.ts', 'src/call-errors.ts'] },
   {
     name: 'adapters',
     modules: ['src/agent/', 'src/snapshot/backups.ts', 'src/snapshot/node-files.ts', 'src/snapshot/opfs-store.ts', 'src/edge/', 'src/mcp/', 'src/postgres/', 'src/worker/', 'worker/'],

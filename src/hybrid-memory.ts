@@ -3,6 +3,7 @@ import type { WorkerLike } from './client/connect.js';
 import type { ComposedMethods, ConnectOptions, RemoteMemory } from './client/types.js';
 import { invalid } from './errors.js';
 import { defaultLegs } from './legs/default.js';
+import { asCallError, nameFailuresByCall } from './call-errors.js';
 import { MemoryCore, openCore } from './memory/core.js';
 import { OPEN_KEYS, type OpenOptions } from './memory/open-options.js';
 import { checkOptions, checkQuery } from './memory/validate.js';
@@ -41,7 +42,10 @@ export class HybridMemory extends MemoryCore implements ComposedMethods {
 
   /** Opens (or creates) a store and rebuilds its indexes from SQLite. */
   static async open(options: OpenOptions = {}): Promise<HybridMemory> {
-    return new HybridMemory(await openCore('HybridMemory.open', options, defaultLegs));
+    const method = 'HybridMemory.open';
+    return new HybridMemory(await openCore(method, options, defaultLegs).catch((error: unknown) => {
+      throw asCallError(method, error);
+    }));
   }
 
   /**
@@ -57,7 +61,7 @@ export class HybridMemory extends MemoryCore implements ComposedMethods {
     this.assertOpen('context');
     checkQuery('context', 'query', query);
     const { context, recall } = contextOptions('context', options);
-    const hits = await this.recall(query, { ...recall, k: Math.min(1000, context.maxItems * 3), explain: false });
+    const { hits } = await this.recallAs('context', query, { ...recall, k: Math.min(1000, context.maxItems * 3), explain: false });
     const embedder = this.embedder;
     return buildContext(hits, context, embedder?.countTokens ? (texts) => embedder.countTokens!(texts) : null);
   }
@@ -96,7 +100,9 @@ export class HybridMemory extends MemoryCore implements ComposedMethods {
     const method = 'HybridMemory.importSnapshot';
     const { limits, ...rest } = checkOptions(method, 'options', options, [...OPEN_KEYS, 'limits']) as ImportSnapshotOptions & { storage?: unknown };
     if (rest.storage !== undefined) throw invalid(method, 'options.storage is not accepted: the snapshot is the storage (restoreSnapshot() fills an existing store)', rest.storage);
-    const snapshot = await openSnapshot(method, bytes, { embedder: rest.embedder === 'required' ? null : rest.embedder ?? null, ...(rest.dim === undefined ? {} : { dim: rest.dim }), limits });
+    const snapshot = await openSnapshot(method, bytes, { embedder: rest.embedder === 'required' ? null : rest.embedder ?? null, ...(rest.dim === undefined ? {} : { dim: rest.dim }), limits }).catch((error: unknown) => {
+      throw asCallError(method, error);
+    });
     try {
       return await HybridMemory.open({ ...rest, storage: snapshot.repository.db });
     } catch (error) {
@@ -124,3 +130,6 @@ export class HybridMemory extends MemoryCore implements ComposedMethods {
     }
   }
 }
+
+// A failure in any public method names that method, whichever part of the store raised it.
+nameFailuresByCall(HybridMemory.prototype);

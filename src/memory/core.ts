@@ -213,15 +213,23 @@ export class MemoryCore {
 
   /** The top hits for a query, fused from the legs the mode selects. */
   async recall(query: string, options: RecallOptions = {}): Promise<Hit[]> {
-    return (await this.recallReport(query, options)).hits;
+    return (await this.recallAs('recall', query, options)).hits;
   }
 
   /** `recall` plus what the answer could not cover: memories not yet searchable semantically. */
   async recallReport(query: string, options: RecallOptions = {}): Promise<RecallReport> {
-    this.#open('recall');
-    const o = this.#resolve('recall', query, options);
-    const queryVector = await this.#queryVector('recall', query, o);
-    this.#open('recall');
+    return this.recallAs('recall', query, options);
+  }
+
+  /**
+   * `recallReport` on behalf of the public method that needs hits (`trace`, `context`): not a call
+   * of the public `recall`, whose failures would name `recall` to a caller that called neither.
+   */
+  protected async recallAs(method: string, query: string, options: RecallOptions): Promise<RecallReport> {
+    this.#open(method);
+    const o = this.#resolve(method, query, options);
+    const queryVector = await this.#queryVector(method, query, o);
+    this.#open(method);
     const now = this.#now();
     const { hits, legsRun } = search(this.#indexes, o, query, queryVector, now);
     return { hits, pendingSemantic: this.#indexes.catalog.size - this.#indexes.semantic, legsRun };
@@ -243,7 +251,7 @@ export class MemoryCore {
     let start = typeof idOrQuery === 'string' ? this.#indexes.catalog.noOf(idOrQuery) : undefined;
     if (start === undefined) {
       checkQuery('trace', 'idOrQuery', idOrQuery);
-      const best = (await this.recall(idOrQuery, { k: 1, explain: false }))[0];
+      const best = (await this.recallAs('trace', idOrQuery, { k: 1, explain: false })).hits[0];
       start = best ? this.#indexes.catalog.noOf(best.id) : undefined;
     }
     return graphTrace(this.#indexes, start ?? null, options, this.#now());
