@@ -31,7 +31,7 @@ export interface ReadyReport {
   /** Ids whose embedding failed after every retry; `reembed()` tries again. */
   failed: string[];
 }
-import { graphPath, graphTrace } from './traversal.js';
+import { graphPath, graphTrace, walkOptions } from './traversal.js';
 import { listMemories, type ListOptions, type MemoryPage } from './listing.js';
 
 /** An opened store with its indexes built: what `openCore` hands a facade's constructor. */
@@ -190,9 +190,10 @@ export class MemoryCore {
 
   async edges(id: string, options: { direction?: Direction } = {}): Promise<Edge[]> {
     this.#open('edges');
-    const no = this.#requireMemory('edges', id);
+    checkId('edges', 'id', id);
     const o = checkOptions('edges', 'options', options, ['direction']);
     const direction = o.direction === undefined ? 'both' : checkOneOf('edges', 'options.direction', o.direction, DIRECTIONS);
+    const no = this.#requireMemory('edges', id);
     return this.#repo
       .edgesOf(no)
       .filter((e) => direction === 'both' || (direction === 'out' ? Number(e.src) === no : Number(e.dst) === no))
@@ -248,21 +249,24 @@ export class MemoryCore {
   /** The graph neighbourhood of a memory (by id) or of the best hit for a query. */
   async trace(idOrQuery: string, options: TraceOptions = {}): Promise<TraceResult> {
     this.#open('trace');
-    let start = typeof idOrQuery === 'string' ? this.#indexes.catalog.noOf(idOrQuery) : undefined;
+    // An id is at most MAX_ID_LENGTH, so anything that may be an id passes the query rule too.
+    checkQuery('trace', 'idOrQuery', idOrQuery);
+    const walk = walkOptions('trace', options, 2);
+    let start = this.#indexes.catalog.noOf(idOrQuery);
     if (start === undefined) {
-      checkQuery('trace', 'idOrQuery', idOrQuery);
       const best = (await this.recallAs('trace', idOrQuery, { k: 1, explain: false })).hits[0];
       start = best ? this.#indexes.catalog.noOf(best.id) : undefined;
     }
-    return graphTrace(this.#indexes, start ?? null, options, this.#now());
+    return graphTrace(this.#indexes, start ?? null, walk, this.#now());
   }
 
   /** The shortest path of typed edges between two memories, as ids, or null. */
   async path(fromId: string, toId: string, options: Omit<TraceOptions, 'depth'> = {}): Promise<string[] | null> {
     this.#open('path');
-    const from = this.#requireMemory('path', fromId);
-    const to = this.#requireMemory('path', toId);
-    return graphPath(this.#indexes, from, to, options);
+    checkId('path', 'id', fromId);
+    checkId('path', 'id', toId);
+    const walk = walkOptions('path', options, 0);
+    return graphPath(this.#indexes, this.#requireMemory('path', fromId), this.#requireMemory('path', toId), walk);
   }
 
   /**

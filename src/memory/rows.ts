@@ -101,6 +101,24 @@ export function toEdge(row: EdgeRow, idOf: (no: number) => string): Edge {
   };
 }
 
+/**
+ * Checks a batch of inputs for `store` / `storeMany`, all of them before either engine looks for
+ * ids it already holds, and refuses one id given twice. Returns them with the batch's dimension
+ * (the store's, or the first embedding's).
+ */
+export function prepareBatch(method: string, name: string, inputs: unknown[], now: number, dim: number | null, take?: (length: number) => Float32Array): { prepared: PreparedMemory[]; dim: number | null } {
+  const prepared: PreparedMemory[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < inputs.length; i++) {
+    const p = prepareMemory(method, inputs.length === 1 && name === 'input' ? name : `${name}[${i}]`, inputs[i], now, dim, take);
+    if (seen.has(p.row.id)) throw duplicateId(method, p.row.id);
+    seen.add(p.row.id);
+    dim ??= p.vector?.length ?? null;
+    prepared.push(p);
+  }
+  return { prepared, dim };
+}
+
 export function duplicateId(method: string, id: string): HybridMindError {
   return new HybridMindError('CONFLICT', method, `a memory with id ${JSON.stringify(id)} already exists`);
 }

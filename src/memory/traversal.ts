@@ -23,8 +23,7 @@ export function walkOptions(method: string, options: unknown, defaultDepth: numb
 }
 
 /** The neighbourhood of `start`: reached memories with their distance, and the edges among them. */
-export function graphTrace(indexes: Indexes, start: number | null, options: unknown, now: number): TraceResult {
-  const w = walkOptions('trace', options, 2);
+export function graphTrace(indexes: Indexes, start: number | null, w: Walk, now: number): TraceResult {
   if (start === null) return { nodes: [], edges: [] };
   const reached = indexes.graph.walk([start], w);
   const types = w.edgeTypes.length > 0 ? new Set(w.edgeTypes) : null;
@@ -49,8 +48,7 @@ export function graphTrace(indexes: Indexes, start: number | null, options: unkn
 }
 
 /** Shortest path between two memories along the allowed edges, as ids; null when unconnected. */
-export function graphPath(indexes: Indexes, from: number, to: number, options: unknown): string[] | null {
-  const w = walkOptions('path', options, 0);
+export function graphPath(indexes: Indexes, from: number, to: number, w: Walk): string[] | null {
   const path = indexes.graph.path(from, to, { direction: w.direction, edgeTypes: w.edgeTypes });
   return path ? path.map((no) => indexes.catalog.entry(no).id) : null;
 }

@@ -1,15 +1,14 @@
-import { HybridMindError, invalid, notFound } from '../errors.js';
+import { HybridMindError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { EdgeRow, MemoryRow, Repository } from '../storage/repository.js';
-import { EDGE_TYPES, type Metadata, type RelateOptions } from '../types.js';
+import { EDGE_TYPES, type Metadata } from '../types.js';
 import type { EnrichmentQueue } from './enrichment.js';
 import type { Indexes } from './indexes.js';
 import { averageWithNeighbours } from './neighbour-averaging.js';
-import { applyPatch, duplicateId, prepareMemory, type PreparedMemory } from './rows.js';
-import { checkEdgeType, checkFiniteNumber, checkId, checkMetadata, checkOptionalTime, checkOptions, keysOf, normalizedVector } from './validate.js';
+import { applyPatch, duplicateId, prepareBatch } from './rows.js';
+import { checkId, normalizedVector } from './validate.js';
+import { checkEdgeSpec, checkEdgeSpecs, type EdgeSpec } from './edge-spec.js';
 import { slab } from '../util/vector.js';
-
-export const RELATE_KEYS = keysOf<RelateOptions>({ weight: true, metadata: true, validFrom: true });
 
 const PROGRESS_EVERY = 1000;
 
@@ -37,19 +36,10 @@ export class Writer {
 
   store(method: string, inputs: unknown[], name: string, onProgress?: (p: { done: number; total: number }) => void): string[] {
     const now = this.#now();
-    let dim = this.#dim;
-    const prepared: PreparedMemory[] = [];
-    const seen = new Set<string>();
     // SQLite and the indexes copy the vectors they keep, so the batch's can share blocks.
-    const take = slab(inputs.length);
-    for (let i = 0; i < inputs.length; i++) {
-      const label = inputs.length === 1 && name === 'input' ? name : `${name}[${i}]`;
-      const p = prepareMemory(method, label, inputs[i], now, dim, take);
-      if (seen.has(p.row.id) || this.#indexes.catalog.noOf(p.row.id) !== undefined) throw duplicateId(method, p.row.id);
-      seen.add(p.row.id);
-      dim ??= p.vector?.length ?? null;
-      prepared.push(p);
-    }
+    const { prepared, dim } = prepareBatch(method, name, inputs, now, this.#dim, slab(inputs.length));
+    const taken = prepared.find((p) => this.#indexes.catalog.noOf(p.row.id) !== undefined);
+    if (taken) throw duplicateId(method, taken.row.id);
     const [rows, edges] = this.#repo.transaction(method, () => {
       if (this.#repo.getMeta('dim') === null && dim !== null) this.#repo.setMeta('dim', String(dim));
       const nos = this.#repo.insertMemories(prepared.map((p) => p.row));
@@ -141,25 +131,15 @@ export class Writer {
   }
 
   relate(fromId: unknown, toId: unknown, type: unknown, options: unknown): string {
-    const draft = this.#prepareEdge('relate', '', fromId, toId, type, options);
+    const draft = this.#draftEdge('relate', checkEdgeSpec('relate', '', fromId, toId, type, options));
+    if (this.#repo.edgeBetween(draft.src, draft.dst, draft.type)) throw this.#edgeExists('relate', draft);
     return this.commitEdges('relate', [draft])[0]!;
   }
 
   /** Many edges in one transaction: all or nothing. */
   relateMany(edges: unknown): string[] {
     const method = 'relateMany';
-    if (!Array.isArray(edges)) throw invalid(method, 'edges must be an array of { from, to, type, weight?, metadata?, validFrom? }', edges);
-    const seen = new Set<string>();
-    const drafts = edges.map((e, i) => {
-      const name = `edges[${i}]`;
-      const spec = checkOptions(method, name, e, ['from', 'to', 'type', ...RELATE_KEYS]) as { from?: unknown; to?: unknown; type?: unknown } & RelateOptions;
-      const { from, to, type, ...options } = spec;
-      const draft = this.#prepareEdge(method, `${name}.`, from, to, type, options, false);
-      const key = edgeKey(draft);
-      if (seen.has(key)) throw new HybridMindError('CONFLICT', method, `${name} repeats a ${draft.type} edge from ${JSON.stringify(from)} to ${JSON.stringify(to)}`);
-      seen.add(key);
-      return draft;
-    });
+    const drafts = checkEdgeSpecs(method, edges).map((spec) => this.#draftEdge(method, spec));
     // One lookup for the whole batch rather than one query per edge.
     const existing = this.#repo.existingEdges(drafts);
     const clash = drafts.find((d) => existing.has(edgeKey(d)));
@@ -209,17 +189,12 @@ export class Writer {
     return new HybridMindError('CONFLICT', method, `a ${e.type} edge from ${id(e.src)} to ${id(e.dst)} already exists`);
   }
 
-  /** `checkExisting: false` when the caller looks up a whole batch at once. */
-  #prepareEdge(method: string, prefix: string, fromId: unknown, toId: unknown, type: unknown, options: unknown, checkExisting = true): Omit<EdgeRow, 'no'> {
-    const from = this.#memoryNo(method, `${prefix}${prefix ? 'from' : 'fromId'}`, fromId);
-    const to = this.#memoryNo(method, `${prefix}${prefix ? 'to' : 'toId'}`, toId);
-    const edgeType = checkEdgeType(method, type);
-    const { weight, metadata, validFrom: given } = checkRelateOptions(method, prefix, options);
-    if (from === to) throw invalid(method, 'a memory cannot be related to itself; fromId and toId are both', fromId);
-    const validFrom = given ?? this.#indexes.catalog.entry(from).validFrom;
-    const draft = { id: newId(), src: from, dst: to, type: edgeType, weight, metadata, valid_from: validFrom, created_at: this.#now(), closes_valid_to: 0, prior_valid_to: null };
-    if (checkExisting && this.#repo.edgeBetween(from, to, edgeType)) throw this.#edgeExists(method, draft);
-    return draft;
+  /** A checked edge with its ends looked up. */
+  #draftEdge(method: string, spec: EdgeSpec): Omit<EdgeRow, 'no'> {
+    const from = this.#memoryNo(method, 'fromId', spec.fromId);
+    const to = this.#memoryNo(method, 'toId', spec.toId);
+    const validFrom = spec.validFrom ?? this.#indexes.catalog.entry(from).validFrom;
+    return { id: newId(), src: from, dst: to, type: spec.type, weight: spec.weight, metadata: spec.metadata, valid_from: validFrom, created_at: this.#now(), closes_valid_to: 0, prior_valid_to: null };
   }
 
   unrelate(edgeId: unknown): void {
@@ -297,16 +272,6 @@ export class Writer {
     if (no === undefined) throw notFound(method, 'memory', checked);
     return no;
   }
-}
-
-/** Checks `relate()` options (or an edge spec's fields under `prefix`, e.g. `edges[2].`). */
-export function checkRelateOptions(method: string, prefix: string, options: unknown): { weight: number; metadata: string; validFrom: number | undefined } {
-  const o = checkOptions(method, prefix ? prefix.slice(0, -1) : 'options', options, RELATE_KEYS) as RelateOptions;
-  return {
-    weight: o.weight === undefined ? 1 : checkFiniteNumber(method, `${prefix || 'options.'}weight`, o.weight, { min: 0, exclusiveMin: true }),
-    metadata: JSON.stringify(checkMetadata(method, `${prefix || 'options.'}metadata`, o.metadata)),
-    validFrom: checkOptionalTime(method, `${prefix || 'options.'}validFrom`, o.validFrom),
-  };
 }
 
 /** An edge's identity: at most one edge of a type from one memory to another. */

@@ -170,7 +170,7 @@ export class PostgresMemory {
   /** Adds a typed, directed edge. `relate(newer, older, 'SUPERSEDES')` closes `older`'s validity. */
   async relate(fromId: string, toId: string, type: string, options: RelateOptions = {}): Promise<string> {
     this.#open('relate');
-    return (await this.#writer.relate('relate', [this.#writer.draftEdge('relate', '', fromId, toId, type, options)]))[0]!;
+    return (await this.#writer.relate('relate', [this.#writer.draftEdge('relate', fromId, toId, type, options)]))[0]!;
   }
 
   /** Adds many edges in one transaction, all or nothing. */
@@ -278,7 +278,7 @@ export class PostgresMemory {
     this.#open('context');
     checkQuery('context', 'query', query);
     const { context, recall } = contextOptions('context', options);
-    const hits = await this.recall(query, { ...recall, k: Math.min(1000, context.maxItems * 3), explain: false });
+    const { hits } = await this.#recall('context', query, { ...recall, k: Math.min(1000, context.maxItems * 3), explain: false });
     const embedder = this.#embedder;
     return buildContext(hits, context, embedder?.countTokens ? (texts) => embedder.countTokens!(texts) : null);
   }
@@ -297,7 +297,7 @@ export class PostgresMemory {
     const w = walkOptions(method, options, 2);
     let start = (await this.#db.query(method, `SELECT no FROM ${this.#db.t('memories')} WHERE id = $1`, [idOrQuery])).rows[0]?.['no'];
     if (start === undefined) {
-      const best = (await this.recall(idOrQuery, { k: 1, explain: false }))[0];
+      const best = (await this.#recall(method, idOrQuery, { k: 1, explain: false })).hits[0];
       start = best && (await this.#db.query(method, `SELECT no FROM ${this.#db.t('memories')} WHERE id = $1`, [best.id])).rows[0]?.['no'];
     }
     if (start === undefined) return { nodes: [], edges: [] };

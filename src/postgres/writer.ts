@@ -1,9 +1,10 @@
 import type { Embedder } from '../embedder/types.js';
-import { HybridMindError, invalid, notFound, messageOf } from '../errors.js';
+import { HybridMindError, notFound, messageOf } from '../errors.js';
 import { newId } from '../ids.js';
-import { applyPatch, duplicateId, prepareMemory, type PreparedMemory } from '../memory/rows.js';
-import { checkEdgeType, checkId, checkOptions, normalizedVector } from '../memory/validate.js';
-import { checkRelateOptions, closingTime, RELATE_KEYS } from '../memory/writer.js';
+import { applyPatch, duplicateId, prepareBatch, type PreparedMemory } from '../memory/rows.js';
+import { checkId, normalizedVector } from '../memory/validate.js';
+import { closingTime } from '../memory/writer.js';
+import { checkEdgeSpec, checkEdgeSpecs, type EdgeSpec } from '../memory/edge-spec.js';
 import type { EdgeRow, MemoryRow, NewMemory } from '../storage/repository.js';
 import { EDGE_TYPES } from '../types.js';
 import type { Db, Query } from './db.js';
@@ -17,14 +18,8 @@ const CHUNK = 2000;
 const EMBED_BATCH = 64;
 
 /** An edge as the caller names it, checked, before its ends are looked up. */
-export interface EdgeDraft {
+export interface EdgeDraft extends EdgeSpec {
   id: string;
-  fromId: string;
-  toId: string;
-  type: string;
-  weight: number;
-  metadata: string;
-  validFrom: number | undefined;
   createdAt: number;
 }
 
@@ -55,16 +50,7 @@ export class PgWriter {
 
   async store(method: string, inputs: unknown[], name: string, onProgress?: (p: { done: number; total: number }) => void): Promise<string[]> {
     const now = this.#now();
-    let dim = this.#dim();
-    const prepared: PreparedMemory[] = [];
-    const seen = new Set<string>();
-    for (let i = 0; i < inputs.length; i++) {
-      const p = prepareMemory(method, inputs.length === 1 && name === 'input' ? name : `${name}[${i}]`, inputs[i], now, dim);
-      if (seen.has(p.row.id)) throw duplicateId(method, p.row.id);
-      seen.add(p.row.id);
-      dim ??= p.vector?.length ?? null;
-      prepared.push(p);
-    }
+    const { prepared, dim } = prepareBatch(method, name, inputs, now, this.#dim());
     await this.#embedMissing(method, prepared, dim);
     const first = prepared.find((p) => p.vector)?.vector;
     if (first) await this.#ensureDim(method, first.length);
@@ -93,27 +79,16 @@ export class PgWriter {
   }
 
   /** Checks one edge spec; its ends are resolved inside the write transaction. */
-  draftEdge(method: string, prefix: string, fromId: unknown, toId: unknown, type: unknown, options: unknown): EdgeDraft {
-    const from = checkId(method, `${prefix}${prefix ? 'from' : 'fromId'}`, fromId);
-    const to = checkId(method, `${prefix}${prefix ? 'to' : 'toId'}`, toId);
-    const edgeType = checkEdgeType(method, type);
-    const { weight, metadata, validFrom } = checkRelateOptions(method, prefix, options);
-    if (from === to) throw invalid(method, 'a memory cannot be related to itself; fromId and toId are both', fromId);
-    return { id: newId(), fromId: from, toId: to, type: edgeType, weight, metadata, validFrom, createdAt: this.#now() };
+  draftEdge(method: string, fromId: unknown, toId: unknown, type: unknown, options: unknown): EdgeDraft {
+    return this.#draft(checkEdgeSpec(method, '', fromId, toId, type, options));
   }
 
   draftEdges(method: string, edges: unknown): EdgeDraft[] {
-    if (!Array.isArray(edges)) throw invalid(method, 'edges must be an array of { from, to, type, weight?, metadata?, validFrom? }', edges);
-    const seen = new Set<string>();
-    return edges.map((e, i) => {
-      const name = `edges[${i}]`;
-      const { from, to, type, ...options } = checkOptions(method, name, e, ['from', 'to', 'type', ...RELATE_KEYS]) as { from?: unknown; to?: unknown; type?: unknown };
-      const draft = this.draftEdge(method, `${name}.`, from, to, type, options);
-      const key = edgeKey(draft.fromId, draft.toId, draft.type);
-      if (seen.has(key)) throw new HybridMindError('CONFLICT', method, `${name} repeats a ${draft.type} edge from ${JSON.stringify(from)} to ${JSON.stringify(to)}`);
-      seen.add(key);
-      return draft;
-    });
+    return checkEdgeSpecs(method, edges).map((spec) => this.#draft(spec));
+  }
+
+  #draft(spec: EdgeSpec): EdgeDraft {
+    return { id: newId(), ...spec, createdAt: this.#now() };
   }
 
   async relate(method: string, drafts: EdgeDraft[]): Promise<string[]> {
