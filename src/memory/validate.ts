@@ -2,7 +2,7 @@ import { HybridMindError, invalid } from '../errors.js';
 import type { Embedder } from '../embedder/types.js';
 import type { Metadata, TimeInput } from '../types.js';
 import {
-  edgeTypeProblem, idProblem, illFormedPath, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
+  edgeTypeProblem, idProblem, unstorablePath, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
 } from '../validation/rules.js';
 import { normalizeInto, squaredNorm } from '../util/vector.js';
 
@@ -112,8 +112,8 @@ export function checkMetadata(method: string, name: string, value: unknown): Met
     throw invalid(method, `${name} must be JSON-serialisable`, value);
   }
   const parsed = JSON.parse(json) as Metadata;
-  const bad = illFormedPath(parsed);
-  if (bad !== null) throw invalid(method, `${name} must hold well-formed Unicode; ${bad} has a lone UTF-16 surrogate`, value);
+  const bad = unstorablePath(parsed);
+  if (bad !== null) throw invalid(method, `${name} must hold well-formed Unicode without U+0000; ${bad} has a lone UTF-16 surrogate or a NUL`, value);
   return parsed;
 }
 

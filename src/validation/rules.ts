@@ -18,33 +18,42 @@ export const MAX_TIME_MS = 8.64e15;
 export const EDGE_TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9_:.-]{0,63}$/;
 
 // With the u flag a surrogate pair is one code point, so \p{Cs} matches only a lone surrogate.
-const LONE_SURROGATE = /\p{Cs}/u;
+const UNSTORABLE = /[\p{Cs}\u0000]/u;
 
 /**
- * SQLite stores text as UTF-8, where a lone UTF-16 surrogate has no encoding: it would be
- * rewritten as U+FFFD, so the stored id or text would differ from the one acknowledged.
+ * Whether both engines store the string exactly as given. A lone UTF-16 surrogate has no UTF-8
+ * encoding: SQLite and PostgreSQL would keep U+FFFD instead, so the stored id or text would differ
+ * from the one acknowledged. PostgreSQL's text and jsonb cannot hold U+0000 at all, and a memory
+ * one engine accepted must move to the other unchanged (snapshots, `syncWith`).
  */
-export function isWellFormed(value: string): boolean {
-  return !LONE_SURROGATE.test(value);
+export function isStorable(value: string): boolean {
+  return !UNSTORABLE.test(value);
+}
+
+/** What keeps a string from being stored as given (see `isStorable`), or null. */
+function storableProblem(value: string): string | null {
+  const found = UNSTORABLE.exec(value);
+  if (found === null) return null;
+  return found[0] === '\u0000' ? 'must not hold U+0000 (NUL), which PostgreSQL cannot store' : 'must be well-formed Unicode (it holds a lone UTF-16 surrogate)';
 }
 
 export function idProblem(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH || value.trim() !== value) {
     return `must be a non-empty string of at most ${MAX_ID_LENGTH} characters without surrounding spaces`;
   }
-  return isWellFormed(value) ? null : 'must be well-formed Unicode (it holds a lone UTF-16 surrogate)';
+  return storableProblem(value);
 }
 
 export function textProblem(value: unknown, max = MAX_TEXT_LENGTH): string | null {
   if (typeof value !== 'string' || value.trim().length === 0) return 'must be a non-empty string';
   if (value.length > max) return `must be at most ${max} characters (it has ${value.length})`;
-  return isWellFormed(value) ? null : 'must be well-formed Unicode (it holds a lone UTF-16 surrogate)';
+  return storableProblem(value);
 }
 
 /** A kind or domain when present (null means none). */
 export function labelProblem(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_LABEL_LENGTH) return `must be a non-empty string of at most ${MAX_LABEL_LENGTH} characters`;
-  return isWellFormed(value) ? null : 'must be well-formed Unicode (it holds a lone UTF-16 surrogate)';
+  return storableProblem(value);
 }
 
 export function edgeTypeProblem(value: unknown): string | null {
@@ -64,22 +73,22 @@ export function validityProblem(validFrom: number, validTo: number | null): stri
   return validTo !== null && validTo <= validFrom ? 'validTo must be after validFrom' : null;
 }
 
-/** The first lone surrogate in a JSON value's strings or keys, as a path, or null. */
-export function illFormedPath(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return isWellFormed(value) ? null : path || '(the value)';
+/** The first string or key of a JSON value that `isStorable` refuses, as a path, or null. */
+export function unstorablePath(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return isStorable(value) ? null : path || '(the value)';
   if (value === null || typeof value !== 'object') return null;
   for (const [key, v] of Object.entries(value)) {
     const at = Array.isArray(value) ? `${path}[${key}]` : `${path}${path ? '.' : ''}${key}`;
-    if (!isWellFormed(key)) return at;
-    const found = illFormedPath(v, at);
+    if (!isStorable(key)) return at;
+    const found = unstorablePath(v, at);
     if (found !== null) return found;
   }
   return null;
 }
 
-/** Stored metadata: JSON text of a plain object whose strings are well-formed. */
+/** Stored metadata: JSON text of a plain object whose strings and keys are storable. */
 export function metadataTextProblem(text: unknown): string | null {
-  if (typeof text !== 'string' || !isWellFormed(text)) return 'must be JSON text';
+  if (typeof text !== 'string' || !isStorable(text)) return 'must be JSON text';
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -87,8 +96,8 @@ export function metadataTextProblem(text: unknown): string | null {
     return 'must be JSON text';
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be a JSON object';
-  const bad = illFormedPath(value);
-  return bad === null ? null : `holds a lone UTF-16 surrogate at ${bad}`;
+  const bad = unstorablePath(value);
+  return bad === null ? null : `holds a lone UTF-16 surrogate or U+0000 at ${bad}`;
 }
 
 /** A stored vector blob: exactly `dim` float32 values. */

@@ -41,6 +41,20 @@ describe('lone UTF-16 surrogates are refused at every door, never rewritten', ()
     expect((await mem.stats()).memories).toBe(2);
   });
 
+  it('so is U+0000, which PostgreSQL cannot store: a memory either engine takes moves to the other', async () => {
+    mem = await openMemory({ embedder: null });
+    await mem.store({ id: 'ok', text: 'fine text' });
+    for (const s of ['\u0000', 'a\u0000b']) {
+      const refusals = [
+        mem.store({ id: s, text: 'x' }), mem.store({ text: s }), mem.store({ text: 'x', kind: s }),
+        mem.store({ text: 'x', metadata: { note: s } }), mem.store({ text: 'x', metadata: { [s]: 1 } }),
+        mem.update('ok', { text: s }), mem.get(s), mem.recall(s), mem.list({ kind: s }),
+      ];
+      for (const refused of refusals) expect(await refused.then(() => null, (e: unknown) => e)).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/U\+0000/) });
+    }
+    expect((await mem.stats()).memories).toBe(1);
+  });
+
   it('the MCP memory_store tool gets the same refusal', async () => {
     const { handleToolCall } = await import('../../src/agent/tools.js');
     mem = await openMemory({ embedder: null });
