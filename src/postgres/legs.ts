@@ -1,6 +1,6 @@
 import { BM25_DEFAULTS } from '../legs/lexical/bm25-index.js';
 import { isCompound, queryTerms } from '../legs/lexical/tokenizer.js';
-import { DAY_MS, type TimeRanked } from '../legs/time/temporal.js';
+import { inTimeOrder, weighByTime, type TimeRanked } from '../legs/time/temporal.js';
 import { arrivesBefore, compareHits, type ArrivalEdge, type GraphHit, type LexicalHit, type Scored } from '../legs/types.js';
 import type { ResolvedRecall } from '../memory/recall-options.js';
 import type { Direction } from '../types.js';
@@ -194,15 +194,14 @@ export async function graphLeg(
   return [...best.values()].sort(compareHits).slice(0, k);
 }
 
-/** The time leg in SQL: the candidates, current before historical, then by recency weight. */
+/**
+ * The time leg: the candidates' validity read from SQL, weighed and ranked by the embedded
+ * store's own rule. PostgreSQL's exp() raises an error where JavaScript's gives 0 (an age of a
+ * few thousand half-lives), and one rule in both engines keeps their ranks equal.
+ */
 export async function timeLeg(q: Query, db: Db, candidates: readonly number[], reference: number, halfLifeDays: number): Promise<TimeRanked[]> {
   if (candidates.length === 0) return [];
-  const rows = (await q(
-    `SELECT no, exp(-(greatest(0, $2::float8 - valid_from) / ${DAY_MS}) / $3::float8) AS score,
-            (valid_from <= $2 AND (valid_to IS NULL OR valid_to > $2)) AS current
-     FROM ${db.t('memories')} WHERE no = ANY($1)
-     ORDER BY current DESC, score DESC, no`,
-    [candidates, reference, halfLifeDays],
-  )).rows;
-  return rows.map((r) => ({ no: Number(r['no']), score: Number(r['score']), status: r['current'] ? 'current' : 'historical' }));
+  const rows = (await q(`SELECT no, created_at, valid_from, valid_to FROM ${db.t('memories')} WHERE no = ANY($1)`, [candidates])).rows;
+  const validity = new Map(rows.map((r) => [Number(r['no']), { createdAt: Number(r['created_at']), validFrom: Number(r['valid_from']), validTo: r['valid_to'] === null ? null : Number(r['valid_to']) }]));
+  return inTimeOrder(weighByTime(validity.keys(), (no) => validity.get(no)!, reference, halfLifeDays));
 }

@@ -52,6 +52,8 @@ const OPTIONS: Array<[string, RecallOptions]> = [
   ['linear fusion', { fusion: 'linear', alpha: 0.6, beta: 0.4 }],
   ['as of a date', { asOf: '2025-11-02T12:00:00Z' }],
   ['current only', { includeHistorical: false, halfLifeDays: 30, historicalWeight: 0.5 }],
+  // Memories ~940 days old weigh exp(-940) at a one-day half-life: 0 in JavaScript, an underflow error in PostgreSQL's exp().
+  ['a one-day half-life', { halfLifeDays: 1 }],
   ['filter', { filter: { kind: ['fact', 'decision'], domain: 'storage' } }],
   ['metadata filter', { filter: { metadata: { team: 'core' } } }],
   ['rerank', { rerank: true }],
