@@ -2,13 +2,14 @@
  * The two engines under the same hostile calls: a seeded run of the API fuzz's calls goes to an
  * embedded store and to a Postgres memory side by side. They share the argument rules, so each
  * call must end the same way in both, succeeding or failing with the same code from the same
- * method, and what they then hold must agree: the same text for every id, the same counts.
+ * method, and what they then hold must agree: the same text for every id, the same counts. Each
+ * then moves to the other engine by snapshot and must arrive unchanged.
  */
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HybridMemory, HybridMindError } from '../../src/index.js';
-import type { PostgresMemory } from '../../src/postgres/index.js';
+import { PostgresMemory } from '../../src/postgres/index.js';
 import { call, DIM, type Call } from '../support/api-calls.js';
 import { HashEmbedder } from '../support/hash-embedder.js';
 import { NOW } from '../support/memory.js';
@@ -116,7 +117,16 @@ describe('the embedded store and the Postgres engine under the same hostile call
         expect(differences.join('\n')).toBe('');
         // Ids the engines drew themselves differ; the memories behind them may not.
         const held = async (mem: HybridMemory | PostgresMemory) => (await mem.list({ limit: 1000 })).records.map((r) => JSON.stringify([r.text, r.kind, r.domain, r.validTo])).sort();
-        expect(await held(pg)).toEqual(await held(embedded));
+        const memories = await held(embedded);
+        expect(await held(pg)).toEqual(memories);
+        // Whatever either engine accepted moves to the other by snapshot, unchanged.
+        const intoPg = await PostgresMemory.importSnapshot(await embedded.exportSnapshot(), { connection: cluster().connection, schema: cluster().schema('moved'), embedder: new HashEmbedder(DIM), now: () => NOW });
+        const intoEmbedded = await HybridMemory.importSnapshot(await pg.exportSnapshot(), { embedder: new HashEmbedder(DIM), now: () => NOW });
+        open.push(intoPg, intoEmbedded);
+        expect(await held(intoPg)).toEqual(memories);
+        expect(await held(intoEmbedded)).toEqual(memories);
+        expect((await intoPg.stats()).edges).toBe((await embedded.stats()).edges);
+        expect((await intoEmbedded.stats()).edges).toBe((await pg.stats()).edges);
       }),
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
