@@ -21,7 +21,13 @@ test('store → recall in the worker, with coded errors across the boundary', as
     const vector = new Float32Array(384).fill(0.05);
     await hm.store({ id: 'with-vector', text: 'a memory with its own vector', embedding: vector });
     const errors: Array<string | undefined> = [];
-    for (const bad of [() => hm.store({ id: 'adr-007', text: 'again' }), () => hm.get(''), () => hm.edges('nope')]) {
+    // What the structured clone refuses never leaves the page, and is an argument error as on an embedded store.
+    const uncloneable = [
+      () => hm.store((() => 'a function') as never),
+      () => hm.store({ text: 'x', metadata: { tag: Symbol('s') } } as never),
+      () => hm.recall('x', { filter: { metadata: { f: () => 1 } } } as never),
+    ];
+    for (const bad of [() => hm.store({ id: 'adr-007', text: 'again' }), () => hm.get(''), () => hm.edges('nope'), ...uncloneable]) {
       errors.push(await bad().then(() => undefined, (e: { name: string; code: string }) => `${e.name}:${e.code}`));
     }
     return {
@@ -38,7 +44,7 @@ test('store → recall in the worker, with coded errors across the boundary', as
   expect(result.statuses['adr-003']).toBe('historical');
   expect(result.legs).toContain('vector');
   expect(result.transferred).toBe(true);
-  expect(result.errors).toEqual(['HybridMindError:CONFLICT', 'HybridMindError:INVALID_ARGUMENT', 'HybridMindError:NOT_FOUND']);
+  expect(result.errors).toEqual(['HybridMindError:CONFLICT', 'HybridMindError:INVALID_ARGUMENT', 'HybridMindError:NOT_FOUND', ...Array(3).fill('HybridMindError:INVALID_ARGUMENT')]);
   expect(result.stats).toMatchObject({ memories: 4, storage: expect.stringContaining('hybridmind-basic') });
 });
 

@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink';
-import { HybridMindError } from '../errors.js';
+import { HybridMindError, invalid } from '../errors.js';
 import { MEMORY_METHODS, transferables, unwrap, type MemoryEvent, type Outcome } from './protocol.js';
 import type { ConnectOptions, RemoteMemory } from './types.js';
 
@@ -39,7 +39,10 @@ export async function connect(worker: WorkerLike, options: ConnectOptions = {}):
     const plainArgs = args.map((a) => (a && typeof a === 'object' && !ArrayBuffer.isView(a) && !Array.isArray(a)
       ? Object.fromEntries(Object.entries(a).filter(([, v]) => typeof v !== 'function'))
       : a));
-    return unwrap(await remote.call(method, Comlink.transfer(plainArgs, transferables(plainArgs))));
+    const sent = await remote.call(method, Comlink.transfer(plainArgs, transferables(plainArgs))).catch((error: unknown) => {
+      throw uncloneable(method, plainArgs, error);
+    });
+    return unwrap(sent);
   };
 
   const api: Record<string, unknown> = {};
@@ -53,4 +56,22 @@ export async function connect(worker: WorkerLike, options: ConnectOptions = {}):
     remote[Comlink.releaseProxy]();
   };
   return api as unknown as RemoteMemory;
+}
+
+/**
+ * A call whose arguments the structured clone refuses (a function or symbol inside them, a class
+ * instance with private state) never reaches the worker: the same call on an embedded store is an
+ * argument error, so it is one here too, naming the argument, not a DataCloneError.
+ */
+function uncloneable(method: string, args: unknown[], error: unknown): unknown {
+  if (!(error instanceof Error) || error.name !== 'DataCloneError') return error;
+  const refused = args.find((arg) => {
+    try {
+      structuredClone(arg);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  return invalid(method, `arguments must be plain data to reach the worker (${error.message})`, refused);
 }
