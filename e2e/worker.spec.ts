@@ -26,6 +26,7 @@ test('store → recall in the worker, with coded errors across the boundary', as
       () => hm.store((() => 'a function') as never),
       () => hm.store({ text: 'x', metadata: { tag: Symbol('s') } } as never),
       () => hm.recall('x', { filter: { metadata: { f: () => 1 } } } as never),
+      () => hm.recall('x', { k: () => 3 } as never),
     ];
     for (const bad of [() => hm.store({ id: 'adr-007', text: 'again' }), () => hm.get(''), () => hm.edges('nope'), ...uncloneable]) {
       errors.push(await bad().then(() => undefined, (e: { name: string; code: string }) => `${e.name}:${e.code}`));
@@ -44,7 +45,7 @@ test('store → recall in the worker, with coded errors across the boundary', as
   expect(result.statuses['adr-003']).toBe('historical');
   expect(result.legs).toContain('vector');
   expect(result.transferred).toBe(true);
-  expect(result.errors).toEqual(['HybridMindError:CONFLICT', 'HybridMindError:INVALID_ARGUMENT', 'HybridMindError:NOT_FOUND', ...Array(3).fill('HybridMindError:INVALID_ARGUMENT')]);
+  expect(result.errors).toEqual(['HybridMindError:CONFLICT', 'HybridMindError:INVALID_ARGUMENT', 'HybridMindError:NOT_FOUND', ...Array(4).fill('HybridMindError:INVALID_ARGUMENT')]);
   expect(result.stats).toMatchObject({ memories: 4, storage: expect.stringContaining('hybridmind-basic') });
 });
 

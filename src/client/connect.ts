@@ -35,9 +35,10 @@ export async function connect(worker: WorkerLike, options: ConnectOptions = {}):
 
   const call = async (method: string, args: unknown[]): Promise<unknown> => {
     if (closed) throw new HybridMindError('CLOSED', method, 'the store is closed');
-    // Functions cannot cross to the worker (storeMany's onProgress: the worker reports progress as events).
-    const plainArgs = args.map((a) => (a && typeof a === 'object' && !ArrayBuffer.isView(a) && !Array.isArray(a)
-      ? Object.fromEntries(Object.entries(a).filter(([, v]) => typeof v !== 'function'))
+    // A progress callback (storeMany's, reembed's) stays here: the worker reports progress as
+    // events. Any other function is refused like everything the structured clone cannot copy.
+    const plainArgs = args.map((a) => (a && typeof a === 'object' && !ArrayBuffer.isView(a) && !Array.isArray(a) && typeof (a as { onProgress?: unknown }).onProgress === 'function'
+      ? Object.fromEntries(Object.entries(a).filter(([key]) => key !== 'onProgress'))
       : a));
     const sent = await remote.call(method, Comlink.transfer(plainArgs, transferables(plainArgs))).catch((error: unknown) => {
       throw uncloneable(method, plainArgs, error);
