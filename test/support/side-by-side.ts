@@ -69,6 +69,14 @@ function agreed(c: Call, value: unknown): unknown {
     }
     case 'recall': return (value as Array<{ text: string }>).map((h) => h.text);
     case 'recallReport': return (value as { hits: Array<{ text: string }> }).hits.map((h) => h.text);
+    case 'compare': {
+      const legs = value as Record<'vector' | 'lexical' | 'graph' | 'hybrid', Array<{ text: string }>>;
+      return Object.fromEntries((['vector', 'lexical', 'graph', 'hybrid'] as const).map((leg) => [leg, legs[leg].map((h) => h.text)]));
+    }
+    case 'context': {
+      const ctx = value as { items: Array<{ text: string }>; tokens: number; dropped: unknown };
+      return { texts: ctx.items.map((i) => i.text), tokens: ctx.tokens, dropped: ctx.dropped };
+    }
     case 'trace': return (value as { nodes: Array<{ text: string; distance: number }> }).nodes.map((n) => [n.text, n.distance]);
     case 'checkCitations': return value;
     case 'path': return value;
