@@ -26,7 +26,7 @@ const UNSTORABLE = /[\p{Cs}\u0000]/u;
  * from the one acknowledged. PostgreSQL's text and jsonb cannot hold U+0000 at all, and a memory
  * one engine accepted must move to the other unchanged (snapshots, `syncWith`).
  */
-export function isStorable(value: string): boolean {
+function isStorable(value: string): boolean {
   return !UNSTORABLE.test(value);
 }
 
