@@ -34,7 +34,7 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     chunkSizeWarningLimit: 2000,
-    rollupOptions: { input: { demo: resolve('demo/index.html'), harness: resolve('e2e/fixtures/harness.html') } },
+    rollupOptions: { input: { demo: resolve('demo/index.html'), harness: resolve('e2e/fixtures/harness.html'), differential: resolve('e2e/fixtures/differential.html') } },
   },
   test: {
     include: ['test/**/*.test.ts'],

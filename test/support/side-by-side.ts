@@ -1,9 +1,9 @@
 /**
  * Two stores under the same seeded calls (`api-calls.ts`), side by side: each call's outcome on
  * each, and where they part ways. The methods every store offers, the embedded one and the
- * Postgres engine alike; what a successful answer must agree on is `agreed`'s.
+ * Postgres engine alike; what a successful answer must agree on is `agreed`'s. Node and browser
+ * alike: the worker client's differential runs it in a page.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { HybridMindError } from '../../src/index.js';
 import { call, type Call } from './api-calls.js';
 
@@ -89,7 +89,8 @@ function difference(c: Call, a: Outcome, b: Outcome, names: readonly [string, st
   const ending = (o: Outcome) => (o.ok ? 'ok' : `${o.code} from ${o.method}`);
   const what = `${JSON.stringify(c, (_, v: unknown) => (typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}…` : v)).slice(0, 300)}`;
   if (ending(a) !== ending(b)) return `${what}\n  ${names[0]}: ${a.ok ? 'ok' : a.message}\n  ${names[1]}: ${b.ok ? 'ok' : b.message}`;
-  if (a.ok && b.ok && !isDeepStrictEqual(agreed(c, a.value), agreed(c, b.value))) return `${what}\n  ${names[0]}: ${JSON.stringify(agreed(c, a.value))}\n  ${names[1]}: ${JSON.stringify(agreed(c, b.value))}`;
+  // What `agreed` keeps is plain data, compared as JSON so this also runs in a browser page (e2e).
+  if (a.ok && b.ok && JSON.stringify(agreed(c, a.value)) !== JSON.stringify(agreed(c, b.value))) return `${what}\n  ${names[0]}: ${JSON.stringify(agreed(c, a.value))}\n  ${names[1]}: ${JSON.stringify(agreed(c, b.value))}`;
   return null;
 }
 
@@ -101,14 +102,15 @@ export async function held(mem: { list(options: { limit: number }): Promise<{ re
 /**
  * Sends each call to both stores in turn, after `settle()` (what a store must finish first, such
  * as its background embedding), counts how the first store's calls ended in `tally`, and returns
- * where the two parted ways.
+ * where the two parted ways. The second store gets `copy(call)`: one that takes its arguments'
+ * buffers (the worker client transfers them) must not empty those the calls share.
  */
-export async function sideBySide(calls: readonly Call[], stores: readonly [unknown, unknown], names: readonly [string, string], settle: () => Promise<unknown>, tally: Map<string, number>): Promise<string[]> {
+export async function sideBySide(calls: readonly Call[], stores: readonly [unknown, unknown], names: readonly [string, string], settle: () => Promise<unknown>, tally: Map<string, number>, copy: (c: Call) => Call = (c) => c): Promise<string[]> {
   const sides: [Side, Side] = [{ api: stores[0] as Api, edgeIds: [] }, { api: stores[1] as Api, edgeIds: [] }];
   const differences: string[] = [];
   for (const [i, c] of calls.entries()) {
     await settle();
-    const [a, b] = [await perform(sides[0], c), await perform(sides[1], c)];
+    const [a, b] = [await perform(sides[0], c), await perform(sides[1], copy(c))];
     tally.set(a.ok ? 'ok' : a.code, (tally.get(a.ok ? 'ok' : a.code) ?? 0) + 1);
     const found = difference(c, a, b, names);
     if (found !== null) differences.push(`call ${i}: ${found}`);
