@@ -99,3 +99,49 @@ export const call: fc.Arbitrary<Call> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ m: fc.constant('importSnapshot' as const), junk: anyValue, options: anyValue }) },
   { weight: 1, arbitrary: fc.record({ m: fc.constant('open' as const), options: anyValue }) },
 );
+
+/** Ids a careful caller gives its memories (others get generated ones): 600 calls grow a store to ~170 memories and ~30 edges. */
+const OWN_IDS = Array.from({ length: 60 }, (_, i) => `m${i}`);
+const ownId = fc.constantFrom(...OWN_IDS);
+/** Epoch ms from 2020 to 2027, so recency and as-of queries matter. */
+const moment = fc.integer({ min: 1_577_836_800_000, max: 1_798_761_600_000 });
+const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
+const goodInput = fc.record(
+  { text: fc.lorem({ maxCount: 14 }), id: optional(ownId), kind: optional(fc.constantFrom('note', 'decision', 'fact')), domain: optional(fc.constantFrom('infra', 'search')), createdAt: optional(moment) },
+  { requiredKeys: ['text'] },
+);
+const goodType = fc.constantFrom('SUPERSEDES', 'DEPENDS_ON', 'RELATES_TO', 'DERIVED_FROM', 'REFERENCES');
+const goodQuery = fc.lorem({ maxCount: 6 });
+const goodRecall = fc.record(
+  {
+    k: fc.integer({ min: 1, max: 30 }),
+    mode: fc.constantFrom('hybrid', 'vector', 'lexical', 'graph'),
+    fusion: fc.constantFrom('rrf', 'linear'),
+    asOf: moment,
+    includeHistorical: fc.boolean(),
+    halfLifeDays: fc.integer({ min: 1, max: 400 }),
+    anchors: fc.array(ownId, { maxLength: 2 }),
+    filter: fc.record({ kind: fc.constantFrom('note', 'decision', 'fact') }),
+  },
+  { requiredKeys: [] },
+);
+const goodWalk = fc.record({ depth: fc.integer({ min: 0, max: 4 }), direction: fc.constantFrom('out', 'in', 'both'), edgeTypes: fc.array(goodType, { maxLength: 2 }) }, { requiredKeys: [] });
+
+/**
+ * Calls a careful caller makes: well-formed arguments over a small id space, so stores grow,
+ * answers get long and the ranking itself is compared, not only the refusals.
+ */
+export const wellFormedCall: fc.Arbitrary<Call> = fc.oneof(
+  { weight: 10, arbitrary: fc.record({ m: fc.constant('store' as const), input: goodInput }) },
+  { weight: 3, arbitrary: fc.record({ m: fc.constant('storeMany' as const), inputs: fc.array(goodInput, { minLength: 1, maxLength: 6 }) }) },
+  { weight: 3, arbitrary: fc.record({ m: fc.constant('update' as const), id: ownId, patch: fc.record({ text: fc.lorem({ maxCount: 10 }) }) }) },
+  { weight: 1, arbitrary: fc.record({ m: fc.constant('forget' as const), id: ownId }) },
+  { weight: 10, arbitrary: fc.record({ m: fc.constant('relate' as const), from: ownId, to: ownId, type: goodType, options: fc.constant(undefined) }) },
+  { weight: 1, arbitrary: fc.record({ m: fc.constant('unrelate' as const), pick: fc.nat(), junk: fc.constant('none') }) },
+  { weight: 8, arbitrary: fc.record({ m: fc.constantFrom('recall' as const, 'recallReport' as const, 'compare' as const, 'context' as const), query: goodQuery, options: goodRecall }) },
+  { weight: 2, arbitrary: fc.record({ m: fc.constant('trace' as const), target: fc.oneof(ownId, goodQuery), options: goodWalk }) },
+  { weight: 2, arbitrary: fc.record({ m: fc.constant('path' as const), from: ownId, to: ownId, options: goodWalk }) },
+  { weight: 1, arbitrary: fc.record({ m: fc.constantFrom('get' as const), id: ownId }) },
+  { weight: 1, arbitrary: fc.record({ m: fc.constant('list' as const), options: fc.record({ offset: fc.nat(40), limit: fc.integer({ min: 1, max: 50 }) }) }) },
+  { weight: 1, arbitrary: fc.record({ m: fc.constant('stats' as const) }) },
+);
