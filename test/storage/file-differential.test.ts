@@ -1,9 +1,10 @@
 /**
  * The Node file store (better-sqlite3 on disk) and the in-memory store (SQLite-WASM) under the
- * same seeded hostile calls: the same core over two drivers, so every call must end alike and
+ * same seeded calls, hostile and well-formed: the same core over two drivers, so every call must end alike and
  * answer alike. Halfway and at the end the file store is closed and reopened from its file, its
  * derived indexes loaded from the files it saved rather than rebuilt: the second half's writes go
- * to loaded indexes, and at the end it must still hold and find what the in-memory store does.
+ * to loaded indexes, and at the end it must still hold and find what the in-memory store does,
+ * as must a store imported from its snapshot.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,10 +49,18 @@ async function run(calls: Call[], tally: Map<string, number>): Promise<number> {
     }
     expect(await held(file)).toEqual(await held(memory));
     expect((await file.stats()).edges).toBe((await memory.stats()).edges);
-    for (const query of QUERIES) {
-      const found = await texts(memory, query);
-      expect(await texts(file, query), query).toEqual(found);
-      answered += found.length > 0 ? 1 : 0;
+    // And a copy made from the file store's snapshot, whose indexes are built from the archive.
+    const copy = await HybridMemory.importSnapshot(await file.exportSnapshot(), { embedder: new HashEmbedder(DIM), now: () => NOW });
+    try {
+      expect(await held(copy)).toEqual(await held(memory));
+      for (const query of QUERIES) {
+        const found = await texts(memory, query);
+        expect(await texts(file, query), query).toEqual(found);
+        expect(await texts(copy, query), `${query}, from the snapshot`).toEqual(found);
+        answered += found.length > 0 ? 1 : 0;
+      }
+    } finally {
+      await copy.close();
     }
   } finally {
     await memory.close();
