@@ -1,8 +1,10 @@
 import { MEMORY_METHODS } from './client/protocol.js';
 import { HybridMindError } from './errors.js';
 
+/** A store's own methods a caller can call. */
+const INSTANCE_METHODS: readonly string[] = [...MEMORY_METHODS, 'close'];
 /** What a caller can call, so what an error may name without being renamed. */
-const PUBLIC_METHODS: ReadonlySet<string> = new Set([...MEMORY_METHODS, 'close', 'HybridMemory.open', 'HybridMemory.importSnapshot', 'HybridMemory.connect']);
+const PUBLIC_METHODS: ReadonlySet<string> = new Set([...INSTANCE_METHODS, 'HybridMemory.open', 'HybridMemory.importSnapshot', 'HybridMemory.connect']);
 
 /**
  * A failure inside a public call as that call's error. A part of the store names itself when it
@@ -21,7 +23,7 @@ export function asCallError(method: string, error: unknown): unknown {
  * the public list is covered without remembering to wrap its body.
  */
 export function nameFailuresByCall(prototype: object): void {
-  for (const method of [...MEMORY_METHODS, 'close']) {
+  for (const method of INSTANCE_METHODS) {
     const body = Reflect.get(prototype, method) as (...args: unknown[]) => Promise<unknown>;
     const { [method]: wrapped } = {
       async [method](this: unknown, ...args: unknown[]): Promise<unknown> {

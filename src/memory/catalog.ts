@@ -1,3 +1,4 @@
+import { notFound } from '../errors.js';
 import { recordedBy, statusAt, type Temporal } from '../legs/time/temporal.js';
 import type { MemoryRow } from '../storage/repository.js';
 import { denseLimit } from '../util/number-positions.js';
@@ -234,6 +235,13 @@ export class Catalog {
 
   noOf(id: string): number | undefined {
     return this.#byId.get(id) ?? this.#base?.noOf(id);
+  }
+
+  /** The number of memory `id` (an id already checked); NOT_FOUND from `method` when the store has none. */
+  requireNo(method: string, id: string): number {
+    const no = this.noOf(id);
+    if (no === undefined) throw notFound(method, 'memory', id);
+    return no;
   }
 
   /** A part of a loaded catalog's id map (see `CatalogBase.fillIds`); false once none is left. */

@@ -1,6 +1,6 @@
 import { defaultEmbedder } from '../embedder/default.js';
 import type { Embedder } from '../embedder/types.js';
-import { HybridMindError, invalid, notFound, messageOf } from '../errors.js';
+import { HybridMindError, invalid, messageOf } from '../errors.js';
 import { DIRECTIONS, type ChooseLegs } from '../legs/types.js';
 import { defaultLogger, type Logger } from '../logger.js';
 import { Repository, type MemoryRow } from '../storage/repository.js';
@@ -190,10 +190,10 @@ export class MemoryCore {
 
   async edges(id: string, options: { direction?: Direction } = {}): Promise<Edge[]> {
     this.#open('edges');
-    checkId('edges', 'id', id);
+    const checked = checkId('edges', 'id', id);
     const o = checkOptions('edges', 'options', options, ['direction']);
     const direction = o.direction === undefined ? 'both' : checkOneOf('edges', 'options.direction', o.direction, DIRECTIONS);
-    const no = this.#requireMemory('edges', id);
+    const no = this.#indexes.catalog.requireNo('edges', checked);
     return this.#repo
       .edgesOf(no)
       .filter((e) => direction === 'both' || (direction === 'out' ? Number(e.src) === no : Number(e.dst) === no))
@@ -263,10 +263,11 @@ export class MemoryCore {
   /** The shortest path of typed edges between two memories, as ids, or null. */
   async path(fromId: string, toId: string, options: Omit<TraceOptions, 'depth'> = {}): Promise<string[] | null> {
     this.#open('path');
-    checkId('path', 'id', fromId);
-    checkId('path', 'id', toId);
+    const from = checkId('path', 'id', fromId);
+    const to = checkId('path', 'id', toId);
     const walk = walkOptions('path', options, 0);
-    return graphPath(this.#indexes, this.#requireMemory('path', fromId), this.#requireMemory('path', toId), walk);
+    const { catalog } = this.#indexes;
+    return graphPath(this.#indexes, catalog.requireNo('path', from), catalog.requireNo('path', to), walk);
   }
 
   /**
@@ -444,7 +445,7 @@ export class MemoryCore {
   #resolve(method: string, query: unknown, options: unknown): ResolvedRecall {
     checkQuery(method, 'query', query);
     const o = resolveRecall(method, options, this.#defaults);
-    for (const id of o.anchors ?? []) this.#requireMemory(method, id);
+    for (const id of o.anchors ?? []) this.#indexes.catalog.requireNo(method, id);
     return o;
   }
 
@@ -460,13 +461,6 @@ export class MemoryCore {
       throw new HybridMindError('EMBEDDER', method, `embedding the query failed: ${messageOf(cause)}`, { cause });
     }
     return normalizedVector(method, 'the query embedding', vectors[0], dim);
-  }
-
-  #requireMemory(method: string, id: unknown): number {
-    const checked = checkId(method, 'id', id);
-    const no = this.#indexes.catalog.noOf(checked);
-    if (no === undefined) throw notFound(method, 'memory', checked);
-    return no;
   }
 
   #record(row: MemoryRow): MemoryRecord {

@@ -191,8 +191,8 @@ export class Writer {
 
   /** A checked edge with its ends looked up. */
   #draftEdge(method: string, spec: EdgeSpec): Omit<EdgeRow, 'no'> {
-    const from = this.#memoryNo(method, 'fromId', spec.fromId);
-    const to = this.#memoryNo(method, 'toId', spec.toId);
+    const from = this.#indexes.catalog.requireNo(method, spec.fromId);
+    const to = this.#indexes.catalog.requireNo(method, spec.toId);
     const validFrom = spec.validFrom ?? this.#indexes.catalog.entry(from).validFrom;
     return { id: newId(), src: from, dst: to, type: spec.type, weight: spec.weight, metadata: spec.metadata, valid_from: validFrom, created_at: this.#now(), closes_valid_to: 0, prior_valid_to: null };
   }
@@ -216,7 +216,7 @@ export class Writer {
   }
 
   update(id: unknown, patch: unknown): void {
-    const no = this.#memoryNo('update', 'id', id);
+    const no = this.#indexes.catalog.requireNo('update', checkId('update', 'id', id));
     const before = this.#repo.memoryByNo(no)!;
     const { row, vector } = applyPatch('update', before, patch, this.#dim);
     const textChanged = row.text !== before.text;
@@ -237,7 +237,7 @@ export class Writer {
   }
 
   forget(id: unknown): void {
-    const no = this.#memoryNo('forget', 'id', id);
+    const no = this.#indexes.catalog.requireNo('forget', checkId('forget', 'id', id));
     const { text } = this.#repo.memoryByNo(no)!;
     const edges = this.#repo.edgesOf(no);
     this.#repo.transaction('forget', () => {
@@ -264,13 +264,6 @@ export class Writer {
     this.#indexes.removeEdge(edge);
     const target = this.#repo.memoryByNo(Number(edge.dst));
     if (target) this.#indexes.catalog.set(target);
-  }
-
-  #memoryNo(method: string, name: string, id: unknown): number {
-    const checked = checkId(method, name, id);
-    const no = this.#indexes.catalog.noOf(checked);
-    if (no === undefined) throw notFound(method, 'memory', checked);
-    return no;
   }
 }
 
