@@ -6,6 +6,10 @@ import type { Direction, LegName, MemoryStatus } from './legs/types.js';
 
 export type { Direction, LegName, MemoryStatus };
 export type TimeInput = number | string | Date;
+/**
+ * Stored as JSON: null, booleans, finite numbers, strings, arrays and plain objects, with a Date
+ * kept as its ISO-8601 string. Anything JSON would drop or change is INVALID_ARGUMENT.
+ */
 export type Metadata = Record<string, unknown>;
 
 /** What `recall` searches with: every leg fused, or one leg alone. */

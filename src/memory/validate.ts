@@ -2,7 +2,7 @@ import { HybridMindError, invalid } from '../errors.js';
 import type { Embedder } from '../embedder/types.js';
 import type { Metadata, TimeInput } from '../types.js';
 import {
-  edgeTypeProblem, idProblem, unstorablePath, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
+  edgeTypeProblem, idProblem, isPlainObject, jsonValueProblem, unstorablePath, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
 } from '../validation/rules.js';
 import { normalizeInto, squaredNorm } from '../util/vector.js';
 
@@ -14,13 +14,8 @@ export { checkIntInRange, checkNonNegativeInt, checkPositiveInt } from '../util/
  * is written.
  */
 
-export { MAX_ID_LENGTH, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH } from '../validation/rules.js';
+export { isPlainObject, MAX_ID_LENGTH, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH } from '../validation/rules.js';
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object') return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /**
  * The keys of an options type, spelled once as `{ key: true, … }` so the compiler refuses a
@@ -105,6 +100,10 @@ export function checkOptionalTime(method: string, name: string, value: unknown):
 export function checkMetadata(method: string, name: string, value: unknown): Metadata {
   if (value === undefined || value === null) return {};
   if (!isPlainObject(value)) throw invalid(method, `${name} must be a plain object`, value);
+  const changed = jsonValueProblem(value);
+  if (changed !== null) {
+    throw invalid(method, `${name}${changed.path} ${changed.problem}; metadata holds JSON values (null, booleans, finite numbers, strings, arrays, plain objects, and Dates kept as ISO-8601 strings)`, changed.found);
+  }
   let json: string;
   try {
     json = JSON.stringify(value);

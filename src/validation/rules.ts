@@ -86,6 +86,66 @@ export function unstorablePath(value: unknown, path = ''): string | null {
   return null;
 }
 
+/** Where a value JSON would change sits, what it is, and the value found there. */
+export interface JsonValueProblem {
+  path: string;
+  problem: string;
+  found: unknown;
+}
+
+/**
+ * The first value inside `value` that JSON would drop or change, or null. Metadata is stored as
+ * JSON text, so a function or symbol would vanish, NaN and Infinity would come back as null and a
+ * Map or class instance as `{}`, all without a word, while the worker client refuses a function
+ * or symbol outright because the structured clone cannot copy it: refusing them here gives one
+ * answer on every transport. A valid Date is kept as the ISO-8601 string JSON writes for it, and
+ * an undefined property is absent, as in JSON. Cycles are left to `JSON.stringify`, which names
+ * them; the walk visits each object once, so it ends on them too.
+ */
+export function jsonValueProblem(value: unknown): JsonValueProblem | null {
+  const seen = new Set<object>();
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    const problem = jsonLeafProblem(v);
+    if (problem !== null) return { path, problem, found: v };
+    if (typeof v !== 'object' || v === null || v instanceof Date || seen.has(v)) continue;
+    seen.add(v);
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) {
+        if (v[i] === undefined) return { path: `${path}[${i}]`, problem: 'is undefined or a hole, which JSON writes as null', found: undefined };
+        stack.push([v[i], `${path}[${i}]`]);
+      }
+    } else {
+      const entries = Object.entries(v).filter(([, x]) => x !== undefined);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${path}.${entries[i]![0]}`]);
+    }
+  }
+  return null;
+}
+
+function jsonLeafProblem(v: unknown): string | null {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return null;
+    case 'number':
+      return Number.isFinite(v) ? null : `is ${v}, which JSON writes as null`;
+    case 'object':
+      if (v === null || Array.isArray(v)) return null;
+      if (v instanceof Date) return Number.isNaN(v.getTime()) ? 'is an invalid Date, which JSON writes as null' : null;
+      return isPlainObject(v) ? null : `is a ${v.constructor?.name ?? 'object'}, which JSON would not keep`;
+    default:
+      return `is a ${typeof v}, which JSON would drop`;
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 /** Stored metadata: JSON text of a plain object whose strings and keys are storable. */
 export function metadataTextProblem(text: unknown): string | null {
   if (typeof text !== 'string' || !isStorable(text)) return 'must be JSON text';
