@@ -41,9 +41,14 @@ export function show(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
   if (typeof value === 'bigint') return `${value}n`;
   if (typeof value === 'function') return 'a function';
+  if (typeof value === 'symbol') return value.toString();
   if (value instanceof Date) return `Date(${Number.isNaN(value.getTime()) ? 'Invalid' : value.toISOString()})`;
   if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as unknown as { length?: number }).length ?? value.byteLength})`;
   if (Array.isArray(value)) return `array(${value.length})`;
+  if (value instanceof Map || value instanceof Set) return `${value.constructor.name}(${value.size})`;
+  // JSON would show a class instance as a plain object, or `{}`: its class says more.
+  const proto = typeof value === 'object' ? Object.getPrototypeOf(value) : null;
+  if (proto !== null && proto !== Object.prototype && typeof proto.constructor === 'function') return `an instance of ${proto.constructor.name || 'a class'}`;
   try {
     const json = JSON.stringify(value);
     return json.length > 80 ? `${json.slice(0, 77)}...` : json;

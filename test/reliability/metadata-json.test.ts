@@ -62,6 +62,15 @@ describe('metadata that JSON would change is refused', () => {
     expect(await mem.edges('a')).toEqual([]);
   });
 
+  it('the refusal shows the value found, not what JSON would make of it', async () => {
+    mem = await openMemory({ embedder: null });
+    const received = async (metadata: Record<string, unknown>) => ((await mem!.store({ text: 'x', metadata }).catch((e: unknown) => e)) as Error).message.replace(/.*, received /s, '');
+    expect(await received({ m: new Map([['k', 1]]) })).toBe('Map(1)');
+    expect(await received({ p: new Point(1) })).toBe('an instance of Point');
+    expect(await received({ s: Symbol('s') })).toBe('Symbol(s)');
+    expect(await received({ n: Number.NaN })).toBe('NaN');
+  });
+
   it('what JSON keeps comes back exactly; a Date as its ISO string, an undefined property absent', async () => {
     mem = await openMemory({ embedder: null });
     const when = new Date('2026-12-06T10:00:00.000Z');
