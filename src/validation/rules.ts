@@ -157,7 +157,11 @@ export function metadataTextProblem(text: unknown): string | null {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be a JSON object';
   const bad = unstorablePath(value);
-  return bad === null ? null : `holds a lone UTF-16 surrogate or U+0000 at ${bad}`;
+  if (bad !== null) return `holds a lone UTF-16 surrogate or U+0000 at ${bad}`;
+  // Parsed JSON can only hold a number too large for a double (1e400 reads as Infinity), which the
+  // API never writes and a later export would write as null.
+  const changed = jsonValueProblem(value);
+  return changed === null ? null : `holds a number a double cannot keep at ${changed.path.slice(1)}`;
 }
 
 /** A stored vector blob: exactly `dim` float32 values. */

@@ -331,6 +331,7 @@ for (const [what, bytes, reason] of BAD_MANIFESTS) {
     ['view', ['CREATE VIEW v AS SELECT * FROM memories'], /store\.db does not have the hybridmind schema: unexpected view "v"/],
     ['dropped index', ['DROP INDEX edges_src'], /store\.db does not have the hybridmind schema \(tables, indexes, views or triggers differ\)/],
     ['metadata not JSON', ["UPDATE memories SET metadata = 'not json' WHERE no = 2"], /store\.db memory row 2: metadata must be JSON text/],
+    ['metadata past a double', ['UPDATE memories SET metadata = \'{"a":{"b":[1e400]}}\' WHERE no = 2'], /store\.db memory row 2: metadata holds a number a double cannot keep at a\.b\[0\]/],
     // SQLite's TEXT affinity stores 42 as the text '42', so what catches it is the lexical part no longer matching the row.
     ['text not a string', ['UPDATE memories SET text = 42 WHERE no = 3'], /bm25\.jsonl disagrees with store\.db: the tokens of "m2" are not those of its text/],
     ['edge weight not finite', ["UPDATE edges SET weight = 'heavy' WHERE no = 1"], /store\.db edge row 1: weight must be a finite number > 0/],
