@@ -13,3 +13,13 @@ for (const [kind, runs, calls] of [['hostile', 4, 300], ['well-formed', 2, 400]]
     expect(differences.join('\n')).toBe('');
   });
 }
+
+test('calls sent to the worker client together end as they do one at a time on an embedded store', async ({ page }) => {
+  test.setTimeout(180_000);
+  await page.goto('/e2e/fixtures/differential.html');
+  await page.waitForFunction(() => 'runDifferential' in window);
+  for (const kind of ['hostile', 'well-formed'] as const) {
+    const { differences } = await page.evaluate(([seed, k]) => window.runDifferential(seed, 2, 300, k, true), [SEED, kind] as const);
+    expect(differences.join('\n'), kind).toBe('');
+  }
+});

@@ -117,3 +117,22 @@ export async function sideBySide(calls: readonly Call[], stores: readonly [unkno
   }
   return differences;
 }
+
+/**
+ * The calls sent to `stores[0]` in groups of `group` started together and to `stores[1]` one at a
+ * time; returns each call that ended differently. `unrelate` is left out: which edge it picks
+ * depends on the relate calls already answered, which a group changes.
+ */
+export async function togetherAndAlone(calls: readonly Call[], stores: readonly [unknown, unknown], group: number, copy: (c: Call) => Call = (c) => c): Promise<string[]> {
+  const kept = calls.filter((c) => c.m !== 'unrelate');
+  const [together, alone]: [Side, Side] = [{ api: stores[0] as Api, edgeIds: [] }, { api: stores[1] as Api, edgeIds: [] }];
+  const grouped: Outcome[] = [];
+  for (let i = 0; i < kept.length; i += group) grouped.push(...(await Promise.all(kept.slice(i, i + group).map((c) => perform(together, copy(c))))));
+  const ending = (o: Outcome) => (o.ok ? 'ok' : `${o.code} from ${o.method}`);
+  const differences: string[] = [];
+  for (const [i, c] of kept.entries()) {
+    const one = await perform(alone, c);
+    if (ending(grouped[i]!) !== ending(one)) differences.push(`call ${i} ${JSON.stringify(c).slice(0, 200)}: together ${ending(grouped[i]!)}, alone ${ending(one)}`);
+  }
+  return differences;
+}
