@@ -16,7 +16,6 @@ export { checkIntInRange, checkNonNegativeInt, checkPositiveInt } from '../util/
 
 export { isPlainObject, MAX_ID_LENGTH, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH } from '../validation/rules.js';
 
-
 /**
  * The keys of an options type, spelled once as `{ key: true, … }` so the compiler refuses a
  * missing or an extra one: the list a check uses cannot drift from the type it checks.

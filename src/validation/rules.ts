@@ -134,7 +134,7 @@ function jsonLeafProblem(v: unknown): string | null {
     case 'object':
       if (v === null || Array.isArray(v)) return null;
       if (v instanceof Date) return Number.isNaN(v.getTime()) ? 'is an invalid Date, which JSON writes as null' : null;
-      return isPlainObject(v) ? null : `is a ${v.constructor?.name ?? 'object'}, which JSON would not keep`;
+      return isPlainObject(v) ? null : `is an instance of ${v.constructor?.name || 'a class'}, which JSON would not keep`;
     default:
       return `is a ${typeof v}, which JSON would drop`;
   }

@@ -30,11 +30,11 @@ const CHANGED: Array<[string, Record<string, unknown>, string]> = [
   // eslint-disable-next-line no-sparse-arrays
   ['a hole in an array', { tags: [, 'x'] }, '.tags[0] is undefined or a hole'],
   ['an invalid Date', { when: new Date(Number.NaN) }, '.when is an invalid Date'],
-  ['a Map', { m: new Map([['k', 1]]) }, '.m is a Map'],
-  ['a Set', { s: new Set([1]) }, '.s is a Set'],
-  ['a typed array', { v: new Float32Array(2) }, '.v is a Float32Array'],
-  ['a class instance', { p: new Point(1) }, '.p is a Point'],
-  ['a boxed string', { s: new String('x') }, '.s is a String'],
+  ['a Map', { m: new Map([['k', 1]]) }, '.m is an instance of Map'],
+  ['a Set', { s: new Set([1]) }, '.s is an instance of Set'],
+  ['a typed array', { v: new Float32Array(2) }, '.v is an instance of Float32Array'],
+  ['a class instance', { p: new Point(1) }, '.p is an instance of Point'],
+  ['a boxed string', { s: new String('x') }, '.s is an instance of String'],
 ];
 
 describe('metadata that JSON would change is refused', () => {
