@@ -51,4 +51,15 @@ describe('calls started together end as they do one at a time', () => {
       expect(differences.join('\n')).toBe('');
     });
   }
+
+  it('close() does not wait: writes made before it land, a recall still embedding its query ends CLOSED, later calls are CLOSED', async () => {
+    const mem = await open();
+    const ended = await Promise.allSettled([
+      mem.store({ id: 'a', text: 'alpha' }),
+      mem.recall('alpha'),
+      mem.close(),
+      mem.get('a'),
+    ]);
+    expect(ended.map((e) => (e.status === 'fulfilled' ? 'ok' : (e.reason as { code: string }).code))).toEqual(['ok', 'CLOSED', 'ok', 'CLOSED']);
+  });
 });
