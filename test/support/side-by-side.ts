@@ -84,9 +84,13 @@ function agreed(c: Call, value: unknown): unknown {
   }
 }
 
+/** How a call ended: ok, or the code and the method that raised it. */
+function ending(o: Outcome): string {
+  return o.ok ? 'ok' : `${o.code} from ${o.method}`;
+}
+
 /** Where two stores part ways on one call: what each answered, or null when they agree. */
 function difference(c: Call, a: Outcome, b: Outcome, names: readonly [string, string]): string | null {
-  const ending = (o: Outcome) => (o.ok ? 'ok' : `${o.code} from ${o.method}`);
   const what = `${JSON.stringify(c, (_, v: unknown) => (typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}…` : v)).slice(0, 300)}`;
   if (ending(a) !== ending(b)) return `${what}\n  ${names[0]}: ${a.ok ? 'ok' : a.message}\n  ${names[1]}: ${b.ok ? 'ok' : b.message}`;
   // What `agreed` keeps is plain data, compared as JSON so this also runs in a browser page (e2e).
@@ -128,7 +132,6 @@ export async function togetherAndAlone(calls: readonly Call[], stores: readonly 
   const [together, alone]: [Side, Side] = [{ api: stores[0] as Api, edgeIds: [] }, { api: stores[1] as Api, edgeIds: [] }];
   const grouped: Outcome[] = [];
   for (let i = 0; i < kept.length; i += group) grouped.push(...(await Promise.all(kept.slice(i, i + group).map((c) => perform(together, copy(c))))));
-  const ending = (o: Outcome) => (o.ok ? 'ok' : `${o.code} from ${o.method}`);
   const differences: string[] = [];
   for (const [i, c] of kept.entries()) {
     const one = await perform(alone, c);
