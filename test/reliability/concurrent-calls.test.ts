@@ -52,6 +52,25 @@ describe('calls started together end as they do one at a time', () => {
     });
   }
 
+  it('an export started together with writes holds exactly the writes made before it', async () => {
+    const mem = await open();
+    await mem.store({ id: 'a', text: 'alpha' });
+    const [snapshot, , database] = await Promise.all([
+      mem.exportSnapshot(),
+      mem.store({ id: 'b', text: 'beta' }),
+      mem.exportDatabase(),
+      mem.store({ id: 'c', text: 'gamma' }),
+    ]);
+    await mem.close();
+    const ids = async (m: HybridMemory) => {
+      const found = (await m.list()).records.map((r) => r.id);
+      await m.close();
+      return found;
+    };
+    expect(await ids(await HybridMemory.importSnapshot(snapshot, { embedder: new SlowHashEmbedder(1, DIM) }))).toEqual(['a']);
+    expect(await ids(await HybridMemory.open({ storage: { bytes: database }, embedder: new SlowHashEmbedder(1, DIM) }))).toEqual(['a', 'b']);
+  });
+
   it('close() does not wait: writes made before it land, a recall still embedding its query ends CLOSED, later calls are CLOSED', async () => {
     const mem = await open();
     const ended = await Promise.allSettled([
