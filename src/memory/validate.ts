@@ -2,7 +2,7 @@ import { HybridMindError, invalid } from '../errors.js';
 import type { Embedder } from '../embedder/types.js';
 import type { Metadata, TimeInput } from '../types.js';
 import {
-  edgeTypeProblem, idProblem, isPlainObject, jsonValueProblem, unstorablePath, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
+  edgeTypeProblem, idProblem, isPlainObject, jsonValueProblem, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
 } from '../validation/rules.js';
 import { normalizeInto, squaredNorm } from '../util/vector.js';
 
@@ -99,9 +99,10 @@ export function checkOptionalTime(method: string, name: string, value: unknown):
 export function checkMetadata(method: string, name: string, value: unknown): Metadata {
   if (value === undefined || value === null) return {};
   if (!isPlainObject(value)) throw invalid(method, `${name} must be a plain object`, value);
-  const changed = jsonValueProblem(value);
-  if (changed !== null) {
-    throw invalid(method, `${name}${changed.path} ${changed.problem}; metadata holds JSON values (null, booleans, finite numbers, strings, arrays, plain objects, and Dates kept as ISO-8601 strings)`, changed.found);
+  const bad = jsonValueProblem(value);
+  if (bad?.unstorable) throw invalid(method, `${name} must hold well-formed Unicode without U+0000; ${bad.path.slice(1)} ${bad.problem}`, value);
+  if (bad !== null) {
+    throw invalid(method, `${name}${bad.path} ${bad.problem}; metadata holds JSON values (null, booleans, finite numbers, strings, arrays, plain objects, and Dates kept as ISO-8601 strings)`, bad.found);
   }
   let json: string;
   try {
@@ -109,10 +110,7 @@ export function checkMetadata(method: string, name: string, value: unknown): Met
   } catch {
     throw invalid(method, `${name} must be JSON-serialisable`, value);
   }
-  const parsed = JSON.parse(json) as Metadata;
-  const bad = unstorablePath(parsed);
-  if (bad !== null) throw invalid(method, `${name} must hold well-formed Unicode without U+0000; ${bad} has a lone UTF-16 surrogate or a NUL`, value);
-  return parsed;
+  return JSON.parse(json) as Metadata;
 }
 
 /** What every door accepts as an embedder option: an object with a string `id` and an `embed` function. */

@@ -73,52 +73,47 @@ export function validityProblem(validFrom: number, validTo: number | null): stri
   return validTo !== null && validTo <= validFrom ? 'validTo must be after validFrom' : null;
 }
 
-/** The first string or key of a JSON value that `isStorable` refuses, as a path, or null. */
-export function unstorablePath(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return isStorable(value) ? null : path || '(the value)';
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, v] of Object.entries(value)) {
-    const at = Array.isArray(value) ? `${path}[${key}]` : `${path}${path ? '.' : ''}${key}`;
-    if (!isStorable(key)) return at;
-    const found = unstorablePath(v, at);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
-/** Where a value JSON would change sits, what it is, and the value found there. */
+/** Where a value JSON would change, or `isStorable` refuses, sits; what it is; the value found there. */
 export interface JsonValueProblem {
+  /** From the value's root: `.a.b[0]`. */
   path: string;
   problem: string;
   found: unknown;
+  /** A string or key `isStorable` refuses (a lone UTF-16 surrogate or U+0000), not a value JSON would change. */
+  unstorable: boolean;
 }
 
 /**
- * The first value inside `value` that JSON would drop or change, or null. Metadata is stored as
- * JSON text, so a function or symbol would vanish, NaN and Infinity would come back as null and a
- * Map or class instance as `{}`, all without a word, while the worker client refuses a function
- * or symbol outright because the structured clone cannot copy it: refusing them here gives one
- * answer on every transport. A valid Date is kept as the ISO-8601 string JSON writes for it, and
- * an undefined property is absent, as in JSON. Cycles are left to `JSON.stringify`, which names
- * them; the walk visits each object once, so it ends on them too.
+ * The first place inside `value`, depth first, holding a string or key `isStorable` refuses or a
+ * value JSON would drop or change, or null. Metadata is stored as JSON text, so a function or
+ * symbol would vanish, NaN and Infinity would come back as null and a Map or class instance as
+ * `{}`, all without a word, while the worker client refuses a function or symbol outright because
+ * the structured clone cannot copy it: refusing them here gives one answer on every transport. A
+ * valid Date is kept as the ISO-8601 string JSON writes for it, and an undefined property is
+ * absent, as in JSON. One walk without recursion serves arguments and stored rows alike, however
+ * deep. Cycles are left to `JSON.stringify`, which names them; the walk visits each object once,
+ * so it ends on them too.
  */
 export function jsonValueProblem(value: unknown): JsonValueProblem | null {
   const seen = new Set<object>();
-  const stack: Array<[unknown, string]> = [[value, '']];
+  // Each entry: a value, its path, and the key it sits under (checked when it is reached, so keys and values go depth first).
+  const stack: Array<[unknown, string, string | null]> = [[value, '', null]];
   while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
+    const [v, path, key] = stack.pop()!;
+    if (key !== null && !isStorable(key)) return { path, problem: 'has a key with a lone UTF-16 surrogate or a NUL', found: key, unstorable: true };
+    if (typeof v === 'string' && !isStorable(v)) return { path, problem: 'has a lone UTF-16 surrogate or a NUL', found: v, unstorable: true };
     const problem = jsonLeafProblem(v);
-    if (problem !== null) return { path, problem, found: v };
+    if (problem !== null) return { path, problem, found: v, unstorable: false };
     if (typeof v !== 'object' || v === null || v instanceof Date || seen.has(v)) continue;
     seen.add(v);
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) {
-        if (v[i] === undefined) return { path: `${path}[${i}]`, problem: 'is undefined or a hole, which JSON writes as null', found: undefined };
-        stack.push([v[i], `${path}[${i}]`]);
+        if (v[i] === undefined) return { path: `${path}[${i}]`, problem: 'is undefined or a hole, which JSON writes as null', found: undefined, unstorable: false };
+        stack.push([v[i], `${path}[${i}]`, null]);
       }
     } else {
       const entries = Object.entries(v).filter(([, x]) => x !== undefined);
-      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${path}.${entries[i]![0]}`]);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${path}.${entries[i]![0]}`, entries[i]![0]]);
     }
   }
   return null;
@@ -156,12 +151,11 @@ export function metadataTextProblem(text: unknown): string | null {
     return 'must be JSON text';
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be a JSON object';
-  const bad = unstorablePath(value);
-  if (bad !== null) return `holds a lone UTF-16 surrogate or U+0000 at ${bad}`;
-  // Parsed JSON can only hold a number too large for a double (1e400 reads as Infinity), which the
-  // API never writes and a later export would write as null.
-  const changed = jsonValueProblem(value);
-  return changed === null ? null : `holds a number a double cannot keep at ${changed.path.slice(1)}`;
+  const bad = jsonValueProblem(value);
+  if (bad === null) return null;
+  // Besides unstorable text, parsed JSON can only hold a number too large for a double (1e400
+  // reads as Infinity), which the API never writes and a later export would write as null.
+  return `holds ${bad.unstorable ? 'a lone UTF-16 surrogate or U+0000' : 'a number a double cannot keep'} at ${bad.path.slice(1)}`;
 }
 
 /** A stored vector blob: exactly `dim` float32 values. */
