@@ -58,10 +58,21 @@ export interface MemoryRecord extends MemoryFields {
   readiness: Readiness;
 }
 
-/** Fields `update()` may change. `validTo: null` reopens a closed validity window. */
-export type MemoryPatch = Partial<Pick<MemoryInput, 'text' | 'kind' | 'domain' | 'metadata' | 'validFrom' | 'embedding'>> & {
+/**
+ * Fields `update()` may change. A field that is absent or `undefined` is left as it is, so
+ * `update(id, { text, kind: maybeKind })` keeps the kind when `maybeKind` is undefined; `null`
+ * clears what can be cleared: `kind` and `domain` to none, `metadata` to `{}`, and `validTo`
+ * reopens a closed validity window. `text`, `validFrom` and `embedding` cannot be cleared.
+ */
+export interface MemoryPatch {
+  text?: string;
+  kind?: string | null;
+  domain?: string | null;
+  metadata?: Metadata | null;
+  validFrom?: TimeInput;
   validTo?: TimeInput | null;
-};
+  embedding?: Float32Array;
+}
 
 export interface Edge {
   id: string;

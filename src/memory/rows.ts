@@ -66,15 +66,16 @@ export function prepareMemory(method: string, name: string, input: unknown, now:
 export function applyPatch(method: string, row: MemoryRow, patch: unknown, dim: number | null): { row: MemoryRow; vector: Float32Array | null } {
   if (!isPlainObject(patch)) throw invalid(method, 'patch must be an object', patch);
   checkKeys(method, 'patch', patch, PATCH_KEYS);
-  if (Object.keys(patch).length === 0) throw invalid(method, 'patch must change at least one field', patch);
+  // An undefined field leaves the value as it is, so a patch of only undefined fields changes nothing.
+  if (Object.values(patch).every((value) => value === undefined)) throw invalid(method, 'patch must change at least one field (an undefined field leaves it as it is; null clears it)', patch);
   const p = patch as MemoryPatch;
   const next: MemoryRow = { ...row };
   if (p.text !== undefined) next.text = checkText(method, 'patch.text', p.text);
-  if ('kind' in p) next.kind = checkOptionalLabel(method, 'patch.kind', p.kind);
-  if ('domain' in p) next.domain = checkOptionalLabel(method, 'patch.domain', p.domain);
-  if ('metadata' in p) next.metadata = JSON.stringify(checkMetadata(method, 'patch.metadata', p.metadata));
+  if (p.kind !== undefined) next.kind = checkOptionalLabel(method, 'patch.kind', p.kind);
+  if (p.domain !== undefined) next.domain = checkOptionalLabel(method, 'patch.domain', p.domain);
+  if (p.metadata !== undefined) next.metadata = JSON.stringify(checkMetadata(method, 'patch.metadata', p.metadata));
   if (p.validFrom !== undefined) next.valid_from = checkTime(method, 'patch.validFrom', p.validFrom);
-  if ('validTo' in p) next.valid_to = p.validTo === null || p.validTo === undefined ? null : checkTime(method, 'patch.validTo', p.validTo);
+  if (p.validTo !== undefined) next.valid_to = p.validTo === null ? null : checkTime(method, 'patch.validTo', p.validTo);
   checkWindow(method, 'patch', Number(next.valid_from), next.valid_to === null ? null : Number(next.valid_to));
   const vector = p.embedding === undefined ? null : normalizedVector(method, 'patch.embedding', p.embedding, dim);
   return { row: next, vector };

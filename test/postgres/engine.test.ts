@@ -155,6 +155,26 @@ describe('PostgresMemory writes', () => {
     }
   });
 
+  it("update's patch: an undefined field is left as it is and null clears it, as in the embedded store", async () => {
+    const p = await openPg(cluster());
+    const m = await openMemory();
+    try {
+      for (const s of [p, m]) {
+        await s.store({ id: 'a', text: 'the build uses webpack', kind: 'decision', domain: 'build', metadata: { team: 'web' }, validFrom: NOW - 10 * DAY, validTo: NOW - DAY });
+        await s.update('a', { text: 'the build uses vite', kind: undefined, domain: undefined, metadata: undefined, validTo: undefined });
+        expect(await s.get('a')).toMatchObject({ text: 'the build uses vite', kind: 'decision', domain: 'build', metadata: { team: 'web' }, validTo: NOW - DAY });
+        expect(await codeOf(s.update('a', { kind: undefined }))).toBe('INVALID_ARGUMENT');
+        await s.update('a', { kind: null, domain: null, metadata: null, validTo: null });
+        expect(await s.get('a')).toMatchObject({ kind: null, domain: null, metadata: {}, validTo: null, status: 'current' });
+      }
+      await m.ready();
+      expect(await p.get('a')).toEqual(await m.get('a'));
+    } finally {
+      await p.close();
+      await m.close();
+    }
+  });
+
   it('a failing batch writes nothing: duplicate ids, bad input, an embedder that throws', async () => {
     const p = await openPg(cluster());
     try {

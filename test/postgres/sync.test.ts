@@ -12,7 +12,7 @@ async function state(m: Pick<HybridMemory, 'get' | 'edges' | 'stats'>, ids: read
   const out: Record<string, unknown> = {};
   for (const id of ids) {
     const r = await m.get(id);
-    out[id] = r && { text: r.text, kind: r.kind, metadata: r.metadata, validFrom: r.validFrom, validTo: r.validTo, edges: (await m.edges(id, { direction: 'out' })).map((e) => `${e.type}>${e.to}`).sort() };
+    out[id] = r && { text: r.text, kind: r.kind, domain: r.domain, metadata: r.metadata, validFrom: r.validFrom, validTo: r.validTo, edges: (await m.edges(id, { direction: 'out' })).map((e) => `${e.type}>${e.to}`).sort() };
   }
   return { memories: (await m.stats()).memories, out };
 }
@@ -46,6 +46,8 @@ describe('incremental sync between a device and Postgres', () => {
     await a.unrelate((await a.edges('order-4821', { direction: 'out' }))[0]!.id);
     await b.update('backfill', { text: 'Backfill is paused for the migration' });
     await b.update('zk', { metadata: { owner: 'sre' } });
+    // A field cleared on one device is cleared on the others, and one left undefined stays.
+    await b.update('search', { kind: null, domain: undefined });
     await b.store({ id: 'b-new', text: 'Device B wrote this offline' });
 
     // A reaches the server first, then B: B's version of `backfill` is the last write to arrive.
@@ -54,7 +56,7 @@ describe('incremental sync between a device and Postgres', () => {
     expect(pushA.pushed).toEqual({ memories: 1, forgotten: 1, related: 1, unrelated: 1 });
     const pushB = await server.syncWith(b, cursorB);
     cursorB = pushB.cursor;
-    expect(pushB.pushed.memories).toBe(3);
+    expect(pushB.pushed.memories).toBe(4);
     expect(pushB.pulled.forgotten).toBe(1);
     const pullA = await server.syncWith(a, cursorA);
     cursorA = pullA.cursor;
@@ -65,6 +67,7 @@ describe('incremental sync between a device and Postgres', () => {
       expect(s.out['backfill']).toMatchObject({ text: 'Backfill is paused for the migration' });
       expect(s.out['onboard']).toBeNull();
       expect(s.out['zk']).toMatchObject({ metadata: { owner: 'sre' } });
+      expect(s.out['search']).toMatchObject({ kind: null, domain: 'search' });
       expect(s.out['b-new']).toMatchObject({ text: 'Device B wrote this offline' });
       expect(s.out['limit']).toMatchObject({ edges: ['RELATES_TO>checkout'] });
       expect(s.out['order-4821']).toMatchObject({ edges: [] });
