@@ -27,9 +27,11 @@ export interface MemoryInput {
   text: string;
   /** Your identifier; when omitted, a UUID version 7 (time-ordered) is generated. */
   id?: string;
-  kind?: string;
-  domain?: string;
-  metadata?: Metadata;
+  /** `null` or omitted: none. A record's `kind`, `domain` and `metadata` can be stored as they are. */
+  kind?: string | null;
+  domain?: string | null;
+  /** `null` or omitted: `{}`. */
+  metadata?: Metadata | null;
   /** When the memory was recorded. Default: `now()`. */
   createdAt?: TimeInput;
   /** When the fact became true. Default: `createdAt`. */

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
 import { findLocalModel } from '../src/embedder/local-model.js';
-import { provideTransformers, TransformersEmbedder, type TransformersModule } from '../src/embedder/transformers.js';
+import { TransformersEmbedder } from '../src/embedder/transformers.js';
+import { provideTransformers, type TransformersModule } from '../src/embedder/transformers-module.js';
 import { skipWithoutModel } from './support/embedders.js';
 
 const local = await findLocalModel();

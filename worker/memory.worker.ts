@@ -5,7 +5,7 @@
  */
 import ortMjs from 'onnxruntime-web/ort-wasm-simd-threaded.mjs?url';
 import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
-import { provideTransformers, type TransformersModule } from '../src/embedder/transformers.js';
+import { provideTransformers, type TransformersModule } from '../src/embedder/transformers-module.js';
 import { exposeMemoryWorker } from './host.js';
 
 /**

@@ -2,8 +2,8 @@ import type { FeatureExtractionPipeline, ProgressInfo, env as transformersEnv } 
 import { HybridMindError, invalid, show } from '../errors.js';
 import { checkIntInRange } from '../util/int-checks.js';
 import { silentLogger, type Logger } from '../logger.js';
-import { optionalImport } from '../optional-import.js';
 import { DEFAULT_MODEL_ID } from './model-id.js';
+import { loadTransformers } from './transformers-module.js';
 import type { Embedder } from './types.js';
 import { validateTexts } from './validate.js';
 
@@ -51,29 +51,6 @@ const POOLING = { pooling: 'mean', normalize: true } as const;
 type TransformersEnvironment = typeof transformersEnv;
 type EnvKey = 'allowLocalModels' | 'allowRemoteModels' | 'localModelPath' | 'useFSCache' | 'useBrowserCache';
 type EnvSnapshot = Partial<Pick<TransformersEnvironment, EnvKey>>;
-
-/** The two parts of transformers.js the embedder uses; a bundle that hands them in keeps the rest tree-shaken. */
-export type TransformersModule = Pick<typeof import('@huggingface/transformers'), 'pipeline' | 'env'>;
-/** transformers.js itself, or a function that loads it (a bundle's own dynamic import, so a store opened without a model never evaluates it). */
-export type TransformersSource = TransformersModule | (() => Promise<TransformersModule>);
-let provided: TransformersSource | undefined;
-
-/**
- * Hands in transformers.js for entries that bundle it (the prebuilt worker hands in its own
- * dynamic import, so the bundle carries it in a chunk of its own); elsewhere it is an optional
- * peer dependency loaded on first use.
- */
-export function provideTransformers(source: TransformersSource): void {
-  provided = source;
-}
-
-async function loadProvided(method: string, load: () => Promise<TransformersModule>): Promise<TransformersModule> {
-  try {
-    return await load();
-  } catch (cause) {
-    throw new HybridMindError('EMBEDDER', method, `could not load transformers.js: ${(cause as Error)?.message ?? show(cause)}`, { cause });
-  }
-}
 
 /** transformers.js keeps its settings in one global `env`: loads take turns so they cannot see each other's. */
 let loadQueue: Promise<unknown> = Promise.resolve();
@@ -170,9 +147,7 @@ export class TransformersEmbedder implements Embedder {
     const allowRemote = options.allowRemoteModels ?? true;
     const where = options.localModelPath ?? (allowRemote ? 'the hub' : 'transformers.js’ default local path');
     const started = Date.now();
-    const transformers = provided === undefined
-      ? await optionalImport<TransformersModule>(m, '@huggingface/transformers', '@huggingface/transformers')
-      : typeof provided === 'function' ? await loadProvided(m, provided) : provided;
+    const transformers = await loadTransformers(m);
     let extractor: FeatureExtractionPipeline;
     try {
       extractor = await withEnv(transformers.env, options, allowRemote, () =>

@@ -1,0 +1,19 @@
+// A Node server's use of the package under NodeNext resolution, type-checked against the packed
+// declarations with Node's types and the settings @tsconfig/node20 recommends (skipLibCheck: its
+// dependency SQLite-WASM's declarations name browser globals), without the optional peers.
+import { HybridMemory, type RecallOptions } from 'hybridmind';
+import { SqliteFileDriver, defaultLocalModelPath } from 'hybridmind/node';
+import { PostgresMemory, type PgPool } from 'hybridmind/postgres';
+
+export async function serve(file: string, pool: PgPool): Promise<number> {
+  const model: string = await defaultLocalModelPath();
+  const mem = await HybridMemory.open({ storage: file, embedder: null });
+  const options: RecallOptions = { k: 3, asOf: '2026-01-01', includeHistorical: false };
+  const hits = await mem.recall(model, options);
+  // @ts-expect-error k is a number
+  await mem.recall(model, { k: '3' });
+  const pg = await PostgresMemory.open({ connection: { pool }, embedder: null });
+  const report = await pg.syncWith(mem, null);
+  await Promise.all([mem.close(), pg.close()]);
+  return hits.length + report.pushed.memories + (SqliteFileDriver.name.length > 0 ? 1 : 0);
+}
