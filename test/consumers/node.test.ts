@@ -76,6 +76,12 @@ describe('a Node app from the packed package', () => {
     }
   });
 
+  it('a CommonJS app require()s the entries (Node ≥ 20.19 loads ES modules that way) and stores and recalls', async () => {
+    const result = await runOk('node', ['require.cjs'], { cwd: dir });
+    expect(lastJson(result.stdout)).toEqual({ hits: ['order-4821'], code: 'INVALID_ARGUMENT', loaded: ['function', 'function', 'function', 'function'] });
+    expect(result.stderr).toBe('');
+  });
+
   it('hybridmind/worker in Node, hybridmind/mcp without the MCP SDK and hybridmind/postgres without pg fail with coded errors', async () => {
     const probe = (specifier: string) => run('node', ['--input-type=module', '-e',
       `import(${JSON.stringify(specifier)}).then(() => console.log('{"loaded":true}'), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))`], { cwd: dir });
