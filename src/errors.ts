@@ -35,6 +35,9 @@ export class HybridMindError extends Error {
   }
 }
 
+const UNDEFINED = '\u0000undefined\u0000';
+const UNDEFINED_JSON = JSON.stringify(UNDEFINED);
+
 /** Renders a received value for an error message: short, single-line, never throws. */
 export function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
@@ -50,7 +53,8 @@ export function show(value: unknown): string {
   const proto = typeof value === 'object' ? Object.getPrototypeOf(value) : null;
   if (proto !== null && proto !== Object.prototype && typeof proto.constructor === 'function') return `an instance of ${proto.constructor.name || 'a class'}`;
   try {
-    const json = JSON.stringify(value);
+    // JSON drops a property whose value is undefined, and `{ kind: undefined }` read as `{}` hides what was passed.
+    const json = JSON.stringify(value, (_key, v: unknown) => (v === undefined ? UNDEFINED : v)).replaceAll(UNDEFINED_JSON, 'undefined');
     return json.length > 80 ? `${json.slice(0, 77)}...` : json;
   } catch {
     return Object.prototype.toString.call(value);

@@ -55,10 +55,12 @@ describe("update's patch: undefined leaves a field, null clears it", () => {
   it('refuses a patch whose every field is undefined, as it refuses {}, and changes nothing', async () => {
     const m = await stored();
     const before = await m.get('a');
-    for (const patch of [{}, { kind: undefined }, { text: undefined, metadata: undefined, validTo: undefined }]) {
+    const shown = ['{}', '{"kind":undefined}', '{"text":undefined,"metadata":undefined,"validTo":undefined}'];
+    for (const [i, patch] of [{}, { kind: undefined }, { text: undefined, metadata: undefined, validTo: undefined }].entries()) {
       const error = await refusal(() => m.update('a', patch));
       expect(error.code).toBe('INVALID_ARGUMENT');
-      expect(error.message).toContain('update: patch must change at least one field (an undefined field leaves it as it is; null clears it)');
+      // The message shows the fields given as undefined, which JSON alone would print as {}.
+      expect(error.message).toBe(`update: patch must change at least one field (an undefined field leaves it as it is; null clears it), received ${shown[i]}`);
     }
     expect(await m.get('a')).toEqual(before);
   });
