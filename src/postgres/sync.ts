@@ -214,12 +214,9 @@ async function pull(
   const remoteDigests = await digestsOf(method, remote.memories.map((m) => m.row));
   for (const { row, vector } of remote.memories) {
     if (own.mine.has(row.id) || own.digests.get(row.id) === remoteDigests.get(row.id)) continue;
-    const fields = { text: row.text, metadata: JSON.parse(row.metadata) as Metadata, validFrom: row.valid_from, validTo: row.valid_to, ...(vector ? { embedding: vector } : {}) };
-    if (own.digests.has(row.id)) {
-      await local.update(row.id, { ...fields, kind: row.kind, domain: row.domain });
-    } else {
-      await local.store({ id: row.id, createdAt: row.created_at, ...fields, ...(row.kind === null ? {} : { kind: row.kind }), ...(row.domain === null ? {} : { domain: row.domain }) });
-    }
+    const fields = { text: row.text, kind: row.kind, domain: row.domain, metadata: JSON.parse(row.metadata) as Metadata, validFrom: row.valid_from, validTo: row.valid_to, ...(vector ? { embedding: vector } : {}) };
+    if (own.digests.has(row.id)) await local.update(row.id, fields);
+    else await local.store({ id: row.id, createdAt: row.created_at, ...fields });
     counts.memories++;
   }
   for (const e of remote.edges) {
