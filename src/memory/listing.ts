@@ -1,6 +1,8 @@
+import { invalid } from '../errors.js';
 import type { MemoryRecord } from '../types.js';
+import { labelProblem } from '../validation/rules.js';
 import type { Catalog } from './catalog.js';
-import { checkId, checkNonNegativeInt, checkOptionalLabel, checkOptions, checkPositiveInt, keysOf } from './validate.js';
+import { checkId, checkNonNegativeInt, checkOptions, checkPositiveInt, keysOf } from './validate.js';
 
 /** Which memories `list()` returns and which page of them. */
 export interface ListOptions {
@@ -39,10 +41,22 @@ export function checkList(method: string, options: unknown): CheckedList {
   return {
     offset: o.offset === undefined ? 0 : checkNonNegativeInt(method, 'options.offset', o.offset, Number.MAX_SAFE_INTEGER),
     limit: o.limit === undefined ? LIST_DEFAULT_LIMIT : checkPositiveInt(method, 'options.limit', o.limit, LIST_MAX_LIMIT),
-    kind: checkOptionalLabel(method, 'options.kind', o.kind),
-    domain: checkOptionalLabel(method, 'options.domain', o.domain),
+    kind: listedLabel(method, 'kind', o.kind),
+    domain: listedLabel(method, 'domain', o.domain),
     idPrefix: o.idPrefix === undefined ? null : checkId(method, 'options.idPrefix', o.idPrefix),
   };
+}
+
+/**
+ * A kind or domain to list by, or null to list them all when it is left out. A given null is
+ * refused, as a recall filter refuses it: read as "no filter", `list({ kind: null })` would answer
+ * every memory to a caller asking for those without a kind.
+ */
+function listedLabel(method: string, field: 'kind' | 'domain', value: unknown): string | null {
+  if (value === undefined) return null;
+  const problem = labelProblem(value);
+  if (problem) throw invalid(method, `options.${field} ${problem} (leave it out to list every ${field})`, value);
+  return value as string;
 }
 
 /**
