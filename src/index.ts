@@ -8,7 +8,7 @@ export { TransformersEmbedder, DEFAULT_TRANSFORMERS_MODEL, type TransformersEmbe
 export { RemoteEmbedder, type RemoteEmbedderOptions } from './embedder/remote.js';
 export { defaultLogger, silentLogger, type Logger, type LogLevel } from './logger.js';
 export type { SqlDriver, SqlRow, SqlValue } from './storage/driver.js';
-export { SqliteWasmDriver, type SqliteWasmOptions } from './storage/sqlite-wasm.js';
+export { SqliteWasmDriver, type Sqlite3Module, type SqliteWasmOptions } from './storage/sqlite-wasm.js';
 export type { EnrichmentOptions, EnrichmentProgress, EnrichmentStatus } from './memory/enrichment.js';
 export { RECALL_DEFAULTS } from './memory/recall-options.js';
 export { tokenize } from './legs/lexical/tokenizer.js';

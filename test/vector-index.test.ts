@@ -100,6 +100,18 @@ describe('loadVectorKernel', () => {
     await mem.close();
     expect(logged.filter((m) => /vector kernel unavailable/.test(m))).toEqual([expect.stringMatching(/^warn: /)]);
   });
+
+  it('refuses a kernel that is neither a module nor its bytes, naming what it received', async () => {
+    for (const value of ['./kernel.wasm', 42, null, { url: './kernel.wasm' }]) {
+      const error = await HybridMemory.open({ embedder: null, vectorKernel: value as never }).then(() => null, (e: unknown) => e);
+      expect(error, String(value)).toMatchObject({ code: 'INVALID_ARGUMENT', method: 'HybridMemory.open' });
+      expect((error as Error).message).toContain(`options.vectorKernel must be a WebAssembly.Module, its bytes (an ArrayBuffer or a Uint8Array) or false, received ${JSON.stringify(value) ?? String(value)}`);
+    }
+    const bytes = await readFile(new URL('../src/legs/vector/kernel.wasm', import.meta.url));
+    for (const source of [bytes, new Uint8Array(bytes).buffer, await WebAssembly.compile(bytes)]) {
+      await (await HybridMemory.open({ embedder: null, vectorKernel: source })).close();
+    }
+  });
 });
 
 describe('FlatVectorIndex.create', () => {

@@ -10,7 +10,7 @@ import { makeCorpus } from '../lib/corpus.js';
 import { summarize } from '../lib/stats.js';
 import { Bm25Index, BM25_DEFAULTS } from '../../src/legs/lexical/bm25-index.js';
 import { isCompound, queryTerms, tokenize } from '../../src/legs/lexical/tokenizer.js';
-import { loadSqlite3 } from '../../src/storage/sqlite-wasm.js';
+import { loadSqlite3 } from '../../src/storage/sqlite3-module.js';
 
 interface Stmt {
   bind(values: unknown[]): Stmt;

@@ -8,7 +8,7 @@ import { QUESTION_WORD_LIST, STOP_WORDS } from '../../src/legs/lexical/tokenizer
 import { ANN_THRESHOLD } from '../../src/legs/vector/adaptive-index.js';
 import { FlatVectorIndex } from '../../src/legs/vector/flat-index.js';
 import { loadVectorKernel } from '../../src/legs/vector/kernel.js';
-import { loadSqlite3 } from '../../src/storage/sqlite-wasm.js';
+import { loadSqlite3 } from '../../src/storage/sqlite3-module.js';
 import type { Doc, SpeedQuery } from '../lib/corpus.js';
 
 /**

@@ -10,8 +10,14 @@ interface WorkerApi {
   close(): Promise<Outcome<void>>;
 }
 
-/** Anything Comlink can talk to: a Worker, a MessagePort. */
-export type WorkerLike = Worker | MessagePort;
+/**
+ * Anything Comlink can talk to: a Worker, a MessagePort. Each is read off the app's globals rather
+ * than named, so that the declarations compile where they are not declared (a Node app's types, no
+ * DOM), where there is nothing to connect to.
+ */
+export type WorkerLike = GlobalInstance<'Worker'> | GlobalInstance<'MessagePort'>;
+
+type GlobalInstance<Name extends string> = typeof globalThis extends { [K in Name]: abstract new (...args: never[]) => infer T } ? T : never;
 
 /**
  * Opens a store in a worker started from `hybridmind/worker` and returns its API: the methods of
@@ -26,7 +32,7 @@ export type WorkerLike = Worker | MessagePort;
  */
 export async function connect(worker: WorkerLike, options: ConnectOptions = {}): Promise<RemoteMemory> {
   if (worker === null || typeof worker !== 'object' || typeof (worker as { postMessage?: unknown }).postMessage !== 'function') {
-    throw new HybridMindError('INVALID_ARGUMENT', 'HybridMemory.connect', 'worker must be a Worker or MessagePort');
+    throw invalid('HybridMemory.connect', 'worker must be a Worker or MessagePort', worker);
   }
   const { onEvent, ...plain } = options;
   const remote = Comlink.wrap<WorkerApi>(worker);

@@ -294,7 +294,19 @@ export interface LegFactory {
 }
 
 /** The WebAssembly SIMD kernel of the exact dense scan: a precompiled module or its bytes. */
-export type VectorKernelSource = WebAssembly.Module | ArrayBuffer | Uint8Array;
+export type VectorKernelSource = CompiledModule | ArrayBuffer | Uint8Array;
+
+/**
+ * `WebAssembly.Module`, read off the app's globals rather than named, so that the declarations
+ * compile where the WebAssembly types are not declared (a Node app's types without the DOM). Its
+ * declared interface is empty, so `object` keeps a string or a number from passing for one.
+ */
+type CompiledModule = typeof globalThis extends { WebAssembly: { Module: abstract new (...args: never[]) => infer M } } ? M & object : never;
+
+/** What `open()` takes for `vectorKernel`: a compiled module (where WebAssembly exists) or bytes. */
+export function isKernelSource(value: unknown): value is VectorKernelSource {
+  return value instanceof ArrayBuffer || value instanceof Uint8Array || (typeof WebAssembly !== 'undefined' && value instanceof WebAssembly.Module);
+}
 
 /** When and how the dense leg switches from the exact scan to HNSW. */
 export interface AnnOptions {

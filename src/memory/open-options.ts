@@ -1,6 +1,6 @@
 import type { Embedder } from '../embedder/types.js';
 import { HybridMindError, invalid, messageOf } from '../errors.js';
-import type { AnnOptions, VectorKernelSource } from '../legs/types.js';
+import { isKernelSource, type AnnOptions, type VectorKernelSource } from '../legs/types.js';
 import type { Logger } from '../logger.js';
 import type { SqlDriver } from '../storage/driver.js';
 import type { RecallDefaults } from '../types.js';
@@ -85,6 +85,9 @@ export function checkOpenOptions(method: string, options: unknown): { o: OpenOpt
   }
   if (o.now !== undefined && typeof o.now !== 'function') throw invalid(method, 'options.now must be a function returning epoch ms', o.now);
   if (o.logger !== undefined && typeof o.logger !== 'function') throw invalid(method, 'options.logger must be a function', o.logger);
+  if (o.vectorKernel !== undefined && o.vectorKernel !== false && !isKernelSource(o.vectorKernel)) {
+    throw invalid(method, 'options.vectorKernel must be a WebAssembly.Module, its bytes (an ArrayBuffer or a Uint8Array) or false', o.vectorKernel);
+  }
   checkSaveDelay(method, o.saveIndexesAfterMs);
   const defaults = resolveDefaults(method, o.recall);
   const autoEdges = resolveAutoEdges(method, o.autoEdges);

@@ -1,8 +1,21 @@
-import sqlite3InitModule, { type Database, type PreparedStatement, type Sqlite3Static } from '@sqlite.org/sqlite-wasm';
+import type { Database, PreparedStatement, Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import { HybridMindError, messageOf } from '../errors.js';
 import { checkIntInRange, INT32_MAX, INT32_MIN } from '../util/int-checks.js';
 import type { DerivedStore, SqlDriver, SqlRow, SqlValue } from './driver.js';
+import { loadSqlite3 } from './sqlite3-module.js';
 import { Transactions } from './transactions.js';
+
+/**
+ * SQLite-WASM's module as its `sqlite3InitModule()` resolves it. Described by shape rather than
+ * by SQLite-WASM's own type: naming that type would make an app's compiler read SQLite-WASM's
+ * declarations, which name browser globals (`Worker`, `WebAssembly`) that a Node app's types lack.
+ */
+export interface Sqlite3Module {
+  readonly oo1: { readonly DB: abstract new (...args: never[]) => object };
+  readonly capi: object;
+  readonly wasm: object;
+  readonly version: { readonly libVersion: string };
+}
 
 export interface SqliteWasmOptions {
   /** Database file name for a persistent VFS; default an in-memory database. */
@@ -12,12 +25,10 @@ export interface SqliteWasmOptions {
   /** Start from these database bytes (an in-memory copy; e.g. a snapshot's store.db). */
   bytes?: Uint8Array;
   /** An already initialised sqlite3 module (the worker shares one between stores). */
-  sqlite3?: Sqlite3Static;
+  sqlite3?: Sqlite3Module;
   /** Keep derived values here rather than in `derived_index` (`SqlDriver.derived`); the driver owns it from now on and closes it. */
   derived?: DerivedStore;
 }
-
-let modulePromise: Promise<Sqlite3Static> | undefined;
 
 /** SQLite's fixed result and datatype codes (sqlite3.h), for the raw exports' results. */
 const SQLITE_ROW = 100;
@@ -46,48 +57,6 @@ const utf8 = new TextDecoder();
 /** Text from SQLite's memory; `TextDecoder` refuses a view of shared memory, which a threaded build would have. */
 function decodeText(view: Uint8Array): string {
   return utf8.decode(typeof SharedArrayBuffer !== 'undefined' && view.buffer instanceof SharedArrayBuffer ? view.slice() : view);
-}
-
-/**
- * Loads SQLite-WASM once per JS realm. Outside a browser the OPFS VFSes cannot work, and the
- * module would warn about them on every start, so they are disabled there. `sahpoolOnly`: the
- * caller opens stores on `opfs-sahpool` alone (the worker), so the other OPFS VFSes are not set
- * up either: where the page is cross-origin isolated, the `opfs` VFS starts a second worker and
- * waits for it during the module's start. A `sqlite3ApiConfig` the app set itself is kept.
- */
-export function loadSqlite3(options: { sahpoolOnly?: boolean } = {}): Promise<Sqlite3Static> {
-  if (!modulePromise) {
-    const g = globalThis as { sqlite3ApiConfig?: unknown; navigator?: unknown; document?: unknown; WorkerGlobalScope?: unknown };
-    const inBrowser = typeof g.document !== 'undefined' || typeof g.WorkerGlobalScope !== 'undefined';
-    if ((!inBrowser || options.sahpoolOnly) && g.sqlite3ApiConfig === undefined) {
-      g.sqlite3ApiConfig = { disable: { vfs: { opfs: true, 'opfs-vfs': true, 'opfs-wl': true } } };
-    }
-    const init = sqlite3InitModule as unknown as (opts: object) => Promise<Sqlite3Static>;
-    modulePromise = init({ print: () => {}, printErr: () => {} }).then(quietFailedSteps).catch((cause: unknown) => {
-      modulePromise = undefined;
-      throw new HybridMindError('STORAGE', 'HybridMemory.open', 'SQLite-WASM failed to load', { cause });
-    });
-  }
-  return modulePromise;
-}
-
-/** The first argument of oo1's warning for a failing `step()` (see {@link quietFailedSteps}). */
-const FAILED_STEP = 'sqlite3_step() rc=';
-
-/**
- * oo1's `step()` writes every failing statement to `config.warn` (the console unless the app set
- * `sqlite3ApiConfig.warn`) and then throws: a corrupt file or a constraint would print to the
- * user's console although the same code and SQLite's message reach the caller as this library's
- * coded error. Only that line is dropped; the module's other warnings (a VFS that could not be
- * installed) still go where the app's config sends them.
- */
-function quietFailedSteps(sqlite3: Sqlite3Static): Sqlite3Static {
-  const config = (sqlite3 as unknown as { config: { warn: (...args: unknown[]) => void } }).config;
-  const warn = config.warn;
-  config.warn = (...args: unknown[]) => {
-    if (args[0] !== FAILED_STEP) warn(...args);
-  };
-  return sqlite3;
 }
 
 function toStorageError(method: string, cause: unknown): HybridMindError {
@@ -120,7 +89,7 @@ export class SqliteWasmDriver implements SqlDriver {
     let db: Database;
     let sqlite3: Sqlite3Static;
     try {
-      sqlite3 = options.sqlite3 ?? (await loadSqlite3());
+      sqlite3 = (options.sqlite3 as Sqlite3Static | undefined) ?? (await loadSqlite3());
       db = options.vfs ? new sqlite3.oo1.DB(filename, 'c', options.vfs) : new sqlite3.oo1.DB(filename, 'c');
     } catch (cause) {
       options.derived?.close?.();

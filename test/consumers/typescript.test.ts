@@ -1,10 +1,11 @@
 /**
  * TypeScript apps that installed the packed tarball type-check against its declarations, with none
  * of the optional peers installed, under both resolutions apps use:
- * - a web app and an edge worker (a bundler's resolution, the DOM's types) strictly and without
- *   skipping declaration files, so a declaration that names a peer's types (transformers.js) fails
- *   here as it would in such an app;
- * - a Node server (NodeNext, Node's types, `skipLibCheck` as @tsconfig/node20 sets it).
+ * - a web app and an edge worker (a bundler's resolution, the DOM's types);
+ * - a Node server (NodeNext, Node's types and no DOM).
+ * Both are strict and do not skip declaration files, so a declaration that names a peer's types
+ * (transformers.js), or a browser global Node's types lack (`Worker`, `WebAssembly`, SQLite-WASM's
+ * declarations, which name both), fails here as it would in such an app.
  * Each app marks calls the declarations must refuse with @ts-expect-error, so declarations that
  * collapsed to `any` fail too.
  */

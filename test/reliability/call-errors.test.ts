@@ -53,6 +53,14 @@ describe('a failure inside a public call names that call', () => {
     }
   });
 
+  it('connect refuses what is not a Worker or a MessagePort, naming what it received', async () => {
+    for (const value of [null, './worker.js', { onmessage: null }]) {
+      const error = await failure(() => HybridMemory.connect(value as never));
+      expect(error, String(value)).toMatchObject({ code: 'INVALID_ARGUMENT', method: 'HybridMemory.connect' });
+      expect((error as Error).message).toBe(`HybridMemory.connect: worker must be a Worker or MessagePort, received ${JSON.stringify(value)}`);
+    }
+  });
+
   it('argument errors keep the name they were raised with', async () => {
     mem = await HybridMemory.open({ embedder: null });
     expect(await failure(() => mem!.recallReport(''))).toMatchObject({ code: 'INVALID_ARGUMENT', method: 'recall' });

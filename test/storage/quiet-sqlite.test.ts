@@ -4,7 +4,8 @@
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HybridMindError } from '../../src/errors.js';
-import { loadSqlite3, SqliteWasmDriver } from '../../src/storage/sqlite-wasm.js';
+import { SqliteWasmDriver } from '../../src/storage/sqlite-wasm.js';
+import { loadSqlite3 } from '../../src/storage/sqlite3-module.js';
 
 /**
  * What the module warns through, as an app's `sqlite3ApiConfig` sets it: the module binds its

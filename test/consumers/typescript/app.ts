@@ -1,7 +1,8 @@
 // A web app's and an edge worker's use of the package, type-checked against the packed
 // declarations with none of the optional peers installed. Each @ts-expect-error is a call the
 // declarations must refuse.
-import { EDGE_TYPES, HybridMemory, HybridMindError, type ErrorCode, type Hit, type MemoryInput, type MemoryPatch, type MemoryRecord } from 'hybridmind';
+import sqlite3InitModule from '@sqlite.org/sqlite-wasm';
+import { EDGE_TYPES, HybridMemory, HybridMindError, SqliteWasmDriver, type ErrorCode, type Hit, type MemoryInput, type MemoryPatch, type MemoryRecord } from 'hybridmind';
 import { connect, type RemoteMemory } from 'hybridmind/client';
 import { openDurableMemory, type DurableObjectStorageLike } from 'hybridmind/edge';
 
@@ -36,8 +37,20 @@ export async function tour(): Promise<string[]> {
   return hits.map((h) => `${h.id} ${h.status} ${h.legs.lexical?.matched.join(',') ?? ''}`);
 }
 
+export async function ownModules(kernel: WebAssembly.Module): Promise<void> {
+  const storage = await SqliteWasmDriver.open({ sqlite3: await sqlite3InitModule() });
+  await (await HybridMemory.open({ storage, embedder: null, vectorKernel: kernel })).close();
+  // @ts-expect-error a kernel is a module or its bytes, not a URL
+  await HybridMemory.open({ embedder: null, vectorKernel: './kernel.wasm' });
+  // @ts-expect-error the sqlite3 option is the initialised module, not its factory
+  await SqliteWasmDriver.open({ sqlite3: sqlite3InitModule });
+}
+
 export async function page(worker: Worker): Promise<number> {
   const mem: RemoteMemory = await connect(worker, { store: 'notes', onEvent: (event) => event.type });
+  await (await connect(new MessageChannel().port1)).close();
+  // @ts-expect-error a worker, not its script's URL
+  await connect('./worker.js');
   const id: string = await mem.store({ text: 'from the page' });
   // @ts-expect-error recall takes options, not a number
   await mem.recall('page', 5);

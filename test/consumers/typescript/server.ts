@@ -1,6 +1,6 @@
 // A Node server's use of the package under NodeNext resolution, type-checked against the packed
-// declarations with Node's types and the settings @tsconfig/node20 recommends (skipLibCheck: its
-// dependency SQLite-WASM's declarations name browser globals), without the optional peers.
+// declarations with Node's types and no DOM, strictly and without skipping declaration files, and
+// without the optional peers: no declaration it reaches may name a browser global.
 import { HybridMemory, type RecallOptions } from 'hybridmind';
 import { SqliteFileDriver, defaultLocalModelPath } from 'hybridmind/node';
 import { PostgresMemory, type PgPool } from 'hybridmind/postgres';
