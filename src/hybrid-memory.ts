@@ -14,7 +14,7 @@ import { writeSnapshot } from './snapshot/write.js';
 export type { OpenOptions };
 
 /** `HybridMemory.importSnapshot` options: those of `open` (the storage is the snapshot) plus reader limits. */
-export type ImportSnapshotOptions = Omit<OpenOptions, 'storage'> & { limits?: SnapshotLimits };
+export type ImportSnapshotOptions = Omit<OpenOptions, 'storage'> & { limits?: SnapshotLimits | undefined };
 
 /**
  * An agent's long-term memory: SQLite as the truth, four retrieval legs (dense vectors, BM25,
@@ -118,7 +118,7 @@ export class HybridMemory extends MemoryCore implements ComposedMethods {
    * store is unchanged, down to the bytes of its database. Writes made while the archive is
    * being validated are replaced with the rest.
    */
-  async restoreSnapshot(bytes: Uint8Array, options: { limits?: SnapshotLimits } = {}): Promise<void> {
+  async restoreSnapshot(bytes: Uint8Array, options: { limits?: SnapshotLimits | undefined } = {}): Promise<void> {
     const method = 'restoreSnapshot';
     this.assertOpen(method);
     const o = checkOptions(method, 'options', options, ['limits']);

@@ -26,20 +26,20 @@ export type Readiness = 'stored' | 'lexical' | 'semantic';
 export interface MemoryInput {
   text: string;
   /** Your identifier; when omitted, a UUID version 7 (time-ordered) is generated. */
-  id?: string;
+  id?: string | undefined;
   /** `null` or omitted: none. A record's `kind`, `domain` and `metadata` can be stored as they are. */
-  kind?: string | null;
-  domain?: string | null;
+  kind?: string | null | undefined;
+  domain?: string | null | undefined;
   /** `null` or omitted: `{}`. */
-  metadata?: Metadata | null;
+  metadata?: Metadata | null | undefined;
   /** When the memory was recorded. Default: `now()`. */
-  createdAt?: TimeInput;
+  createdAt?: TimeInput | undefined;
   /** When the fact became true. Default: `createdAt`. */
-  validFrom?: TimeInput;
+  validFrom?: TimeInput | undefined;
   /** When the fact stopped being true; `null` or omitted: still true. */
-  validTo?: TimeInput | null;
+  validTo?: TimeInput | null | undefined;
   /** A precomputed vector; skips the embedder for this memory. */
-  embedding?: Float32Array;
+  embedding?: Float32Array | undefined;
 }
 
 /** What every answer shows of a memory: `get()`'s record and each recall hit. */
@@ -67,13 +67,13 @@ export interface MemoryRecord extends MemoryFields {
  * reopens a closed validity window. `text`, `validFrom` and `embedding` cannot be cleared.
  */
 export interface MemoryPatch {
-  text?: string;
-  kind?: string | null;
-  domain?: string | null;
-  metadata?: Metadata | null;
-  validFrom?: TimeInput;
-  validTo?: TimeInput | null;
-  embedding?: Float32Array;
+  text?: string | undefined;
+  kind?: string | null | undefined;
+  domain?: string | null | undefined;
+  metadata?: Metadata | null | undefined;
+  validFrom?: TimeInput | undefined;
+  validTo?: TimeInput | null | undefined;
+  embedding?: Float32Array | undefined;
 }
 
 export interface Edge {
@@ -89,9 +89,9 @@ export interface Edge {
 
 export interface RelateOptions {
   /** Strength in (0, ∞); breaks ties between equally distant graph hits. Default 1. */
-  weight?: number;
-  metadata?: Metadata;
-  validFrom?: TimeInput;
+  weight?: number | undefined;
+  metadata?: Metadata | undefined;
+  validFrom?: TimeInput | undefined;
 }
 
 /** Canonical edge types. Any non-empty string is accepted; these are the ones the library knows. */
@@ -116,61 +116,61 @@ export interface LegWeights {
 }
 
 export interface RecallFilter {
-  kind?: string | string[];
-  domain?: string | string[];
+  kind?: string | string[] | undefined;
+  domain?: string | string[] | undefined;
   /** Every key must equal (strict equality on JSON scalars) the memory's metadata value. */
-  metadata?: Metadata;
+  metadata?: Metadata | undefined;
 }
 
 export interface RecallOptions {
   /** Number of hits. Default 10. */
-  k?: number;
-  mode?: RecallMode;
+  k?: number | undefined;
+  mode?: RecallMode | undefined;
   /** Per-leg weights in the fusion. Default vector 1, lexical 1, graph 4, time 0.1. */
-  weights?: Partial<LegWeights>;
+  weights?: { [L in keyof LegWeights]?: number | undefined } | undefined;
   /** RRF constant: score = Σ w / (rrfK + rank). Default 60. */
-  rrfK?: number;
+  rrfK?: number | undefined;
   /**
    * `convex` (default): weighted sum of each leg's min-max normalised scores. `rrf`: weighted
    * Reciprocal Rank Fusion. `linear`: α·cosine + β·graph proximity.
    */
-  fusion?: FusionMethod;
+  fusion?: FusionMethod | undefined;
   /** Linear fusion: weight of the dense (or, without vectors, lexical) score. Default 0.7. */
-  alpha?: number;
+  alpha?: number | undefined;
   /** Linear fusion: weight of the graph proximity. Default 0.3. */
-  beta?: number;
+  beta?: number | undefined;
   /** Graph anchors; default the top 3 of the fused vector+lexical list. */
-  anchors?: string[];
+  anchors?: string[] | undefined;
   /** Graph hops from the anchors. Default 2. */
-  depth?: number;
+  depth?: number | undefined;
   /** Edge types the graph walk may follow; default all. */
-  edgeTypes?: string[];
+  edgeTypes?: string[] | undefined;
   /** Answer as of this time: only memories recorded by then, validity judged then. */
-  asOf?: TimeInput;
+  asOf?: TimeInput | undefined;
   /** Recency half-life in days for exp(−age/halfLife). Default 180. */
-  halfLifeDays?: number;
+  halfLifeDays?: number | undefined;
   /**
    * Hybrid mode: factor applied to the fused score of memories that are not true at the
    * reference time (superseded, expired or not yet valid). Default 0.8; 1 turns it off. A memory
    * that supersedes a hit is first lifted to at least that hit's score.
    */
-  historicalWeight?: number;
-  filter?: RecallFilter;
+  historicalWeight?: number | undefined;
+  filter?: RecallFilter | undefined;
   /** Include memories that are no longer valid (marked `historical`). Default true. */
-  includeHistorical?: boolean;
+  includeHistorical?: boolean | undefined;
   /** Attach per-leg ranks and scores (`legs`). Default true. */
-  explain?: boolean;
+  explain?: boolean | undefined;
   /**
    * Hybrid mode: rerank the fused top candidates by query-term coverage and verbatim matches of
    * identifiers, numbers, dates and versions (deterministic, no model). Default false.
    */
-  rerank?: boolean;
+  rerank?: boolean | undefined;
   /**
    * Graph leg: also walk the entity graph (memories linked by the names, identifiers and quoted
    * phrases their texts share, and conversation turns by their neighbours) by personalized
    * PageRank from the best vector+lexical candidates and the query's own entities. Default true.
    */
-  entityGraph?: boolean;
+  entityGraph?: boolean | undefined;
   /**
    * Graph leg: read questions about a typed relation ("what does X depend on?", "what replaced
    * X?", "what is X ultimately derived from?") and put the memories that relation reaches from X
@@ -178,27 +178,27 @@ export interface RecallOptions {
    * "in the end" or "root". A query that names no relation, or one the store has no such edge
    * for, is unaffected. Default true.
    */
-  relationQuestions?: boolean;
+  relationQuestions?: boolean | undefined;
   /**
    * Hybrid score fusion: a memory said by a person the query names (its `metadata.speaker`, or a
    * transcript label opening its text, "Maria: …") gets one more vote, as strong as a leg's best
    * candidate's. Default true.
    */
-  speakers?: boolean;
+  speakers?: boolean | undefined;
   /** Precomputed query vector; skips embedding the query. */
-  queryEmbedding?: Float32Array;
+  queryEmbedding?: Float32Array | undefined;
 }
 
 export type RecallDefaults = Omit<RecallOptions, 'anchors' | 'asOf' | 'filter' | 'queryEmbedding'>;
 
 export interface HitLegs {
-  vector?: { rank: number; score: number };
-  lexical?: { rank: number; score: number; matched: string[] };
+  vector?: { rank: number; score: number } | undefined;
+  lexical?: { rank: number; score: number; matched: string[] } | undefined;
   /** `relation`: the edge type of the question the query asks ("what does X depend on?"); the hit is one of its answers, `via` the path from X. */
-  graph?: { rank: number; distance: number; via: string[]; relation?: string };
-  time?: { rank: number; weight: number };
+  graph?: { rank: number; distance: number; via: string[]; relation?: string | undefined } | undefined;
+  time?: { rank: number; weight: number } | undefined;
   /** Said by this person, whom the query names: a vote in the fusion (see `speakers`). */
-  speaker?: string;
+  speaker?: string | undefined;
 }
 
 export interface Hit extends MemoryFields {
@@ -222,9 +222,9 @@ export interface CompareResult {
 }
 
 export interface TraceOptions {
-  depth?: number;
-  edgeTypes?: string[];
-  direction?: Direction;
+  depth?: number | undefined;
+  edgeTypes?: string[] | undefined;
+  direction?: Direction | undefined;
 }
 
 export interface TraceNode {

@@ -10,13 +10,13 @@ export type ContextFormat = (typeof CONTEXT_FORMATS)[number];
 
 export interface ContextOptions extends Omit<RecallOptions, 'k' | 'explain'> {
   /** Tokens the packed evidence may take, counted with the embedding model's tokenizer. Default 2048. */
-  budgetTokens?: number;
+  budgetTokens?: number | undefined;
   /** Most items returned. Default 8. */
-  maxItems?: number;
+  maxItems?: number | undefined;
   /** Most items from one source (`metadata.source`, else `domain`, else `kind`). Default 3. */
-  maxPerSource?: number;
+  maxPerSource?: number | undefined;
   /** `text`: lines ready for a prompt; `json`: the items as a JSON string. Default `text`. */
-  format?: ContextFormat;
+  format?: ContextFormat | undefined;
 }
 
 export interface ContextItem {
@@ -48,7 +48,7 @@ export interface Context {
 export type TokenCounter = (texts: string[]) => Promise<number[]>;
 
 export const CONTEXT_DEFAULTS = { budgetTokens: 2048, maxItems: 8, maxPerSource: 3, format: 'text' as ContextFormat };
-const CONTEXT_KEYS = ['budgetTokens', 'maxItems', 'maxPerSource', 'format'] as const satisfies ReadonlyArray<keyof ContextOptions>;
+export const CONTEXT_KEYS = ['budgetTokens', 'maxItems', 'maxPerSource', 'format'] as const satisfies ReadonlyArray<keyof ContextOptions>;
 /** Near-duplicates share at least this share of their words (Jaccard over token sets). */
 const DUPLICATE_JACCARD = 0.8;
 

@@ -13,21 +13,21 @@ export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | '
 export type JsonScalar = string | number | boolean | null;
 
 export interface JsonSchema {
-  type?: JsonType | readonly JsonType[];
-  description?: string;
-  enum?: readonly JsonScalar[];
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: number;
-  items?: JsonSchema;
-  minItems?: number;
-  maxItems?: number;
-  properties?: Readonly<Record<string, JsonSchema>>;
-  required?: readonly string[];
+  type?: JsonType | readonly JsonType[] | undefined;
+  description?: string | undefined;
+  enum?: readonly JsonScalar[] | undefined;
+  minLength?: number | undefined;
+  maxLength?: number | undefined;
+  minimum?: number | undefined;
+  maximum?: number | undefined;
+  exclusiveMinimum?: number | undefined;
+  items?: JsonSchema | undefined;
+  minItems?: number | undefined;
+  maxItems?: number | undefined;
+  properties?: Readonly<Record<string, JsonSchema>> | undefined;
+  required?: readonly string[] | undefined;
   /** `false`: unknown fields are an error; a schema: what every unlisted field must be. */
-  additionalProperties?: boolean | JsonSchema;
+  additionalProperties?: boolean | JsonSchema | undefined;
 }
 
 /** An argument that does not fit its schema; `field` is its path, e.g. `filter.kind[1]`. */

@@ -8,7 +8,7 @@ import { allowsNull, typesOf, type JsonSchema, type JsonType } from './json-sche
 
 export interface OpenAITool {
   type: 'function';
-  function: { name: ToolName; description: string; parameters: JsonSchema; strict?: boolean };
+  function: { name: ToolName; description: string; parameters: JsonSchema; strict?: boolean | undefined };
 }
 
 export interface AnthropicTool {

@@ -16,15 +16,15 @@ export interface ToolHit {
   validTo: string | null;
   /** Rank of the hit in each retrieval leg that found it (1 = best). */
   ranks: Partial<Record<LegName, number>>;
-  kind?: string;
-  domain?: string;
-  metadata?: Metadata;
+  kind?: string | undefined;
+  domain?: string | undefined;
+  metadata?: Metadata | undefined;
   /** Graph hits: the memories whose links led here. */
-  via?: string[];
+  via?: string[] | undefined;
   /** The hit answers the query's question about this relation ("what does X depend on?"), reached from `via[0]`. */
-  relation?: string;
+  relation?: string | undefined;
   /** Said by this person, whom the query names (a vote in the fusion). */
-  speaker?: string;
+  speaker?: string | undefined;
 }
 
 export function toToolHit(hit: Hit): ToolHit {

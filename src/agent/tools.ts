@@ -15,22 +15,22 @@ export type ToolFormat = 'openai' | 'anthropic' | 'mcp';
 export interface ToolSchemaOptions {
   format: ToolFormat;
   /** Only these tools, e.g. `['memory_recall', 'memory_context']` for an agent that must not write. Default: all five. */
-  tools?: readonly ToolName[];
+  tools?: readonly ToolName[] | undefined;
   /**
    * OpenAI only: render for Structured Outputs (`strict: true`): every field required, optional
    * ones nullable, metadata fields left out. Default false.
    */
-  strict?: boolean;
+  strict?: boolean | undefined;
 }
 
 /** What `handleToolCall` returns when the call failed: the `HybridMindError` code and message. */
 export interface ToolError {
-  error: { code: ErrorCode; message: string; field?: string };
+  error: { code: ErrorCode; message: string; field?: string | undefined };
 }
 
 export interface HandleToolCallOptions {
   /** Refuse every tool not listed (NOT_FOUND), to match a `toolSchemas({ tools })` subset. */
-  tools?: readonly ToolName[];
+  tools?: readonly ToolName[] | undefined;
 }
 
 for (const name of TOOL_NAMES) assertSupportedSchema(TOOL_DEFINITIONS[name].inputSchema);

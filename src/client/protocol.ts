@@ -70,7 +70,7 @@ export function transferables(value: unknown, out: ArrayBuffer[] = [], seen = ne
 /** Events a worker sends its page (and an owner sends the other tabs). */
 export type MemoryEvent =
   | { type: 'role'; role: 'owner' | 'follower'; store: string }
-  | { type: 'model'; status: string; file?: string; progress?: number; loaded?: number; total?: number }
+  | { type: 'model'; status: string; file?: string | undefined; progress?: number | undefined; loaded?: number | undefined; total?: number | undefined }
   | { type: 'model-ready'; id: string; dim: number; ms: number }
   | { type: 'model-error'; message: string }
   | { type: 'enrichment'; done: number; pending: number; failed: number }

@@ -7,31 +7,31 @@ import type { MemoryEvent, MemoryMethod } from './protocol.js';
 /** What the worker opens: one store per worker. */
 export interface WorkerStoreOptions {
   /** Store name: its OPFS folder and the lock other tabs meet on. Default `'default'`. */
-  store?: string;
+  store?: string | undefined;
   /** `'forward'` (default): when another tab owns the store, go through it. `'fail'`: reject with BUSY. */
-  multiTab?: 'forward' | 'fail';
+  multiTab?: 'forward' | 'fail' | undefined;
   /** Sentence model served by the app; `false`: no embedder (vectors only when given). */
   model?: false | {
     /** Folder URL holding `<modelId>/config.json`, … Default `'/models/'`. */
-    localModelPath?: string;
-    modelId?: string;
+    localModelPath?: string | undefined;
+    modelId?: string | undefined;
     /** Default `'q8'` (onnx/model_quantized.onnx). */
-    dtype?: 'q8' | 'fp32';
-  };
+    dtype?: 'q8' | 'fp32' | undefined;
+  } | undefined;
   /** Where onnxruntime-web's `.mjs`/`.wasm` are served, when not where the worker bundle put them. */
-  wasmPaths?: string | { mjs: string; wasm: string };
+  wasmPaths?: string | { mjs: string; wasm: string } | undefined;
   /** Passed to `HybridMemory.open` (plain data only: no functions). */
-  recall?: RecallDefaults;
-  ann?: false | { threshold?: number; m?: number; efConstruction?: number; efSearch?: number };
+  recall?: RecallDefaults | undefined;
+  ann?: false | { threshold?: number | undefined; m?: number | undefined; efConstruction?: number | undefined; efSearch?: number | undefined } | undefined;
   /** Passed to `HybridMemory.open`: quiet time before the derived indexes are saved to OPFS (default 5000), or `false`. */
-  saveIndexesAfterMs?: number | false;
+  saveIndexesAfterMs?: number | false | undefined;
   /** Wait this long (ms) for a tab that is closing to release the store. Default 3000. */
-  handoverTimeoutMs?: number;
+  handoverTimeoutMs?: number | undefined;
 }
 
 export interface ConnectOptions extends WorkerStoreOptions {
   /** Model loading, enrichment and role events. */
-  onEvent?: (event: MemoryEvent) => void;
+  onEvent?: ((event: MemoryEvent) => void) | undefined;
 }
 
 type Promised<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
@@ -47,7 +47,7 @@ export interface ComposedMethods {
   /** A `.mind.zip` snapshot of the store. */
   exportSnapshot(): Promise<Uint8Array>;
   /** Replaces the store's contents with a snapshot's. */
-  restoreSnapshot(bytes: Uint8Array, options?: { limits?: SnapshotLimits }): Promise<void>;
+  restoreSnapshot(bytes: Uint8Array, options?: { limits?: SnapshotLimits | undefined }): Promise<void>;
 }
 
 /** Every method a client may call on `HybridMemory`, as the class declares it. */

@@ -12,8 +12,8 @@ import type { StoredValue } from './sqlite-file/record.js';
 
 export interface ImportIntoOptions {
   /** The embedder the store will be opened with: its id and dim must match the snapshot's. */
-  embedder?: Embedder | null;
-  limits?: SnapshotLimits;
+  embedder?: Embedder | null | undefined;
+  limits?: SnapshotLimits | undefined;
 }
 
 /** The store's own schema version stays: an older snapshot's rows fit the newer schema, its version number does not. */

@@ -12,11 +12,11 @@ export interface WorkersAiEmbedderOptions {
   /** The `[ai]` binding, e.g. `env.AI`. */
   ai: WorkersAiBinding;
   /** A Workers AI text-embedding model. Default `@cf/baai/bge-small-en-v1.5` (384-d). */
-  model?: string;
+  model?: string | undefined;
   /** Vector length; known for the `@cf/baai/bge-*` models, required for others. */
-  dim?: number;
+  dim?: number | undefined;
   /** Texts per `run` call. Default 100, the batch Workers AI accepts for bge models. */
-  batchSize?: number;
+  batchSize?: number | undefined;
 }
 
 const KNOWN_DIMS: Record<string, number> = {

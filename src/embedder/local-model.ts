@@ -26,7 +26,7 @@ export interface LocalModel {
 
 export interface LocalModelManifest {
   source: string;
-  model?: string;
+  model?: string | undefined;
   files: Record<string, { bytes: number; sha256: string }>;
   [key: string]: unknown;
 }
@@ -78,7 +78,7 @@ export async function defaultLocalModelPath(): Promise<string> {
  * if (!local) throw new Error('run `npx hybridmind model fetch` first');
  */
 export async function findLocalModel(
-  options: { root?: string; modelId?: string } = {},
+  options: { root?: string | undefined; modelId?: string | undefined } = {},
 ): Promise<LocalModel | null> {
   const { readFile, stat } = await nodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
   const { join, resolve, sep } = await nodeBuiltin<typeof import('node:path')>('node:path');

@@ -17,28 +17,28 @@ export interface RemoteEmbedderOptions {
   /** Server base URL, e.g. `http://127.0.0.1:8080`; a URL already ending in `/v1`, `/v1/embeddings` or `/embed` is used as is. */
   url: string;
   /** Default `'openai'`. */
-  api?: RemoteApi;
+  api?: RemoteApi | undefined;
   /** Model name sent to `openai` servers (required there); TEI serves one model and ignores it. */
-  model?: string;
+  model?: string | undefined;
   /** What a store records as the embedder id. Default `openai:<model>` or `tei:<model or url>`. */
-  id?: string;
+  id?: string | undefined;
   /** Vector length; when omitted, one probe request discovers it. Answers of another length are rejected. */
-  dim?: number;
+  dim?: number | undefined;
   /** Extra request headers, e.g. `{ Authorization: 'Bearer …' }`. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Texts per request. Default 32 (TEI's default `max_client_batch_size`). */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** Per attempt, including reading the answer. Default 30 000 ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Extra attempts after network errors, timeouts, 429 and 5xx (never after other 4xx). Default 3. */
-  retries?: number;
+  retries?: number | undefined;
   /** First backoff; doubled each retry, plus up to 25 % jitter; a 429's Retry-After wins when longer. Default 250 ms. */
-  retryDelayMs?: number;
+  retryDelayMs?: number | undefined;
   /** L2-normalise returned vectors (the dense leg ranks by inner product). Default true. */
-  normalize?: boolean;
+  normalize?: boolean | undefined;
   /** Defaults to the global `fetch` (Node 18+, browsers, Deno, workerd). */
-  fetch?: typeof fetch;
-  logger?: Logger;
+  fetch?: typeof fetch | undefined;
+  logger?: Logger | undefined;
 }
 
 const DEFAULTS = { api: 'openai' as RemoteApi, batchSize: 32, timeoutMs: 30_000, retries: 3, retryDelayMs: 250 };
@@ -104,7 +104,7 @@ export class RemoteEmbedder implements Embedder {
   readonly dim: number;
   readonly api: RemoteApi;
   readonly endpoint: string;
-  readonly #options: Required<Omit<RemoteEmbedderOptions, 'dim' | 'id' | 'model' | 'url' | 'api'>> & { model?: string };
+  readonly #options: Required<Omit<RemoteEmbedderOptions, 'dim' | 'id' | 'model' | 'url' | 'api'>> & { model?: string | undefined };
 
   private constructor(options: RemoteEmbedderOptions, dim: number) {
     this.api = options.api ?? DEFAULTS.api;

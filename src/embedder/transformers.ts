@@ -12,35 +12,35 @@ export type TransformersDtype = 'fp32' | 'q8';
 /** One step of model loading, as transformers.js reports it (per file: initiate → download → progress → done). */
 export interface ModelLoadProgress {
   status: string;
-  file?: string;
+  file?: string | undefined;
   /** Percent of this file, 0–100, while downloading. */
-  progress?: number;
-  loaded?: number;
-  total?: number;
+  progress?: number | undefined;
+  loaded?: number | undefined;
+  total?: number | undefined;
 }
 
 /** Options of `TransformersEmbedder.create`. Every field is optional. */
 export interface TransformersEmbedderOptions {
   /** Hub id, or a folder name under `localModelPath`. Default `'Xenova/all-MiniLM-L6-v2'` (384-d). */
-  modelId?: string;
+  modelId?: string | undefined;
   /**
    * `fp32` loads `onnx/model.onnx`, `q8` loads `onnx/model_quantized.onnx` (4× smaller, ~2× faster,
    * cosine ≈ 0.99 to fp32). Default: `fp32` in Node (onnxruntime-node makes it fast enough and it is
    * exact), `q8` elsewhere (browsers, workers: smaller download, WASM is slower). The dtype is part of
    * `id`, so a store never mixes the two; pass it explicitly to share a store across runtimes.
    */
-  dtype?: TransformersDtype;
+  dtype?: TransformersDtype | undefined;
   /** Folder holding `<modelId>/config.json`, … (e.g. `defaultLocalModelPath()` in Node, `/models/` on the web). */
-  localModelPath?: string;
+  localModelPath?: string | undefined;
   /** `false` never touches the network: the model must be under `localModelPath`. Default `true`. */
-  allowRemoteModels?: boolean;
+  allowRemoteModels?: boolean | undefined;
   /** Where downloaded files are cached in Node (transformers.js `cache_dir`). */
-  cacheDir?: string;
+  cacheDir?: string | undefined;
   /** Texts per inference call. Default 32. */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** Model loading progress (transformers.js `progress_callback`). */
-  onProgress?: (event: ModelLoadProgress) => void;
-  logger?: Logger;
+  onProgress?: ((event: ModelLoadProgress) => void) | undefined;
+  logger?: Logger | undefined;
 }
 
 export const DEFAULT_TRANSFORMERS_MODEL = DEFAULT_MODEL_ID;

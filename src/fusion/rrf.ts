@@ -5,7 +5,7 @@ export interface RankedList {
   weight: number;
   nos: readonly number[];
   /** Rank of each entry (from 1) when the leg has ties; default: the position + 1. */
-  ranks?: readonly number[];
+  ranks?: readonly number[] | undefined;
 }
 
 export interface Fused {

@@ -6,12 +6,12 @@ export interface ScoredList {
   nos: readonly number[];
   scores: readonly number[];
   /** Per-candidate confidence in [0, 1] multiplied into the normalised score; default 1. */
-  confidence?: readonly number[];
+  confidence?: readonly number[] | undefined;
   /**
    * Scores already on [0, 1] by construction (graph proximity): used as they are, since min-max
    * would give the farthest memory a walk reached nothing however near it is.
    */
-  bounded?: boolean;
+  bounded?: boolean | undefined;
 }
 
 /**

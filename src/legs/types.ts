@@ -73,7 +73,7 @@ export interface VectorIndex {
    * Whether `search` finds the exact top k now (a scan), so its top k is the first k of any deeper
    * search; an approximate index (HNSW) finds its top k better when asked for more. Absent: not known to be exact.
    */
-  readonly exact?: boolean;
+  readonly exact?: boolean | undefined;
   clear(): void;
   /** Bytes held for vectors (for stats and benchmarks). */
   byteSize(): number;
@@ -120,11 +120,11 @@ export interface WalkOptions {
   depth: number;
   direction: Direction;
   /** Edge types to follow; all when absent or empty. */
-  edgeTypes?: readonly string[];
+  edgeTypes?: readonly string[] | undefined;
   /** Only edges recorded at or before this time (as-of queries). */
-  recordedBy?: number;
+  recordedBy?: number | undefined;
   /** Nodes the walk may enter (e.g. memories that existed as of the query time). */
-  traversable?: Accept;
+  traversable?: Accept | undefined;
 }
 
 export interface Reached {
@@ -210,9 +210,9 @@ export interface GraphLeg {
   /** Every node within `options.depth` of an anchor, by its shortest arrival. */
   walk(anchors: readonly number[], options: WalkOptions): Map<number, Reached>;
   /** The top `k` reached nodes (anchors excluded), in `compareHits` order. */
-  search(anchors: readonly number[], options: WalkOptions & { accept?: Accept; k: number }): GraphHit[];
+  search(anchors: readonly number[], options: WalkOptions & { accept?: Accept | undefined; k: number }): GraphHit[];
   /** The shortest path of edges from `from` to `to`, as node numbers, or null. */
-  path(from: number, to: number, options: Omit<WalkOptions, 'depth'> & { maxDepth?: number }): number[] | null;
+  path(from: number, to: number, options: Omit<WalkOptions, 'depth'> & { maxDepth?: number | undefined }): number[] | null;
   /** Nodes with an edge of `type` into `no`. */
   sources(no: number, type: string): number[];
   /**
@@ -230,22 +230,22 @@ export interface GraphLeg {
 /** How the entity walk runs. */
 export interface EntityWalkOptions {
   k: number;
-  accept?: Accept;
+  accept?: Accept | undefined;
   /**
    * Probability of following a link rather than jumping back to the seeds; default 0.6. HippoRAG
    * uses 0.5; 0.6 lets a little more reach the memories a seed's rare entities lead to
    * (HotpotQA-100 all-supporting@10 0.88 → 0.92 with graph weight 4, LoCoMo-dev within 0.01).
    */
-  damping?: number;
+  damping?: number | undefined;
   /** Power-iteration steps; two steps are one hop memory → entity → memory. */
-  steps?: number;
+  steps?: number | undefined;
   /**
    * Mass below which a node passes nothing on (push-style PageRank's residual threshold); default
    * 1e-4. On SciFact's long abstracts the full walk touched most of the store (hybrid p50 16.6 ms);
    * at 1e-4 it is 5.6 ms, and the default hybrid's recall@10, all@10 and nDCG@10 are unchanged on
    * LoCoMo-dev, HotpotQA-100, SciFact and the labelled suite.
    */
-  tolerance?: number;
+  tolerance?: number | undefined;
 }
 
 /** The graph leg's entity graph: memories linked through the entities their text names. */
@@ -311,27 +311,27 @@ export function isKernelSource(value: unknown): value is VectorKernelSource {
 /** When and how the dense leg switches from the exact scan to HNSW. */
 export interface AnnOptions {
   /** Vectors at which HNSW takes over. Default `ANN_THRESHOLD`; `Infinity` keeps the exact scan. */
-  threshold?: number;
+  threshold?: number | undefined;
   /** HNSW links per node. Default 16. */
-  m?: number;
+  m?: number | undefined;
   /** HNSW build candidate list. Default 100. */
-  efConstruction?: number;
+  efConstruction?: number | undefined;
   /** HNSW search candidate list. Default 64. */
-  efSearch?: number;
+  efSearch?: number | undefined;
   /**
    * Quiet time after the last change before the serving graph is brought up to date (and saved
    * again), once the writes it does not hold as built are a hundredth of it; from a twentieth on it
    * is brought up to date at once. Until then they are scored in full at every search. Default 2000 ms.
    */
-  saveDelayMs?: number;
+  saveDelayMs?: number | undefined;
 }
 
 /** What the library's own legs are configured with (`open()`'s `vectorKernel` and `ann`). */
 export interface LegChoice {
   /** The kernel, or `false` for the plain JavaScript scan; absent: the bundled kernel. */
-  vectorKernel?: VectorKernelSource | false;
+  vectorKernel?: VectorKernelSource | false | undefined;
   /** `false` keeps the exact scan at any size; otherwise HNSW takes over past its threshold. */
-  ann?: AnnOptions | false;
+  ann?: AnnOptions | false | undefined;
   logger: Logger;
 }
 

@@ -51,7 +51,7 @@ export interface CliIo {
   /** Where diagnostics go (stderr in the bin). */
   log: (line: string) => void;
   /** Resolves `--model` and `--file`; default `process.cwd()`. */
-  cwd?: string;
+  cwd?: string | undefined;
 }
 
 type Command = { kind: 'serve' } | { kind: 'export'; zip: string } | { kind: 'import'; zip: string; replace: boolean };

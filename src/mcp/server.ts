@@ -13,15 +13,15 @@ import { VERSION } from '../version.js';
 
 export interface McpServerOptions {
   /** The tools offered; default all five. `['memory_recall', 'memory_context']` makes a read-only server. */
-  tools?: readonly ToolName[];
+  tools?: readonly ToolName[] | undefined;
   /**
    * Called after each successful write (memory_store, memory_relate, memory_forget) before the
    * client gets its answer, e.g. to save the store; a rejection becomes a STORAGE tool error.
    */
-  afterWrite?: (tool: ToolName) => Promise<void>;
-  logger?: Logger;
+  afterWrite?: ((tool: ToolName) => Promise<void>) | undefined;
+  logger?: Logger | undefined;
   /** Shown to the client at initialisation. Default `hybridmind`. */
-  name?: string;
+  name?: string | undefined;
 }
 
 const WRITE_TOOLS: ReadonlySet<ToolName> = new Set(['memory_store', 'memory_relate', 'memory_forget']);

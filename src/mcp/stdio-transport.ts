@@ -17,7 +17,7 @@ import {
 
 export interface StdioTransportOptions {
   /** Longest line read; a longer one is skipped and answered with -32600. Default 10 MiB. */
-  maxLineBytes?: number;
+  maxLineBytes?: number | undefined;
 }
 
 const NEWLINE = 0x0a;
@@ -27,7 +27,7 @@ interface Issue {
   message: string;
 }
 
-const firstIssue = (result: { success: boolean; error?: { issues: Issue[] } }): Issue | null => (result.success ? null : result.error?.issues[0] ?? { path: [], message: 'they do not fit the method' });
+const firstIssue = (result: { success: boolean; error?: { issues: Issue[] } | undefined }): Issue | null => (result.success ? null : result.error?.issues[0] ?? { path: [], message: 'they do not fit the method' });
 
 /** The methods this server answers, with their params schemas (the ones the SDK's server parses with). */
 const PARAMS: ReadonlyMap<string, (request: unknown) => Issue | null> = new Map([

@@ -9,18 +9,18 @@ import { checkIntInRange, checkKeys, checkOptions, isPlainObject, keysOf } from 
  */
 export interface AutoEdgeOptions {
   /** A memory naming another's identifier ("see ADR-007", "Order #4821") → REFERENCES, or SUPERSEDES when the wording says so. */
-  references?: boolean;
+  references?: boolean | undefined;
   /** Memories sharing a rare identifier (one that at most `maxShared` others mention) → RELATES_TO, weight 1/that count. */
-  sharedIdentifiers?: boolean;
+  sharedIdentifiers?: boolean | undefined;
   /** Memories with the same `metadata.sessionId` (or `conversationId`) and a numeric `metadata.turn` → FOLLOWS the previous turn. */
-  sequence?: boolean;
+  sequence?: boolean | undefined;
   /** How many other memories may share an identifier for it to still count as rare. Default 3. */
-  maxShared?: number;
+  maxShared?: number | undefined;
   /**
    * The seed reference's similarity edges, once a memory has its vector: RELATES_TO to up to `max`
    * earlier memories with cosine ≥ `threshold`, DERIVED_FROM at ≥ `derivedFrom`. `true`: 0.7, 5, 0.85.
    */
-  similarity?: boolean | { threshold?: number; max?: number; derivedFrom?: number };
+  similarity?: boolean | { threshold?: number | undefined; max?: number | undefined; derivedFrom?: number | undefined } | undefined;
 }
 
 export interface SimilarityEdges {

@@ -13,7 +13,7 @@ export interface CatalogEntry extends Temporal {
    * Who said it (see speakers.ts), read from the text's opening by the first recall that needs
    * it; undefined until then. A changed memory gets a new entry, so this never outlives its text.
    */
-  speaker?: string | null;
+  speaker?: string | null | undefined;
 }
 
 /**

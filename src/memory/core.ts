@@ -128,7 +128,7 @@ export class MemoryCore {
   }
 
   /** Stores many memories in one transaction: all or nothing. */
-  async storeMany(inputs: MemoryInput[], options: { onProgress?: (p: { done: number; total: number }) => void } = {}): Promise<string[]> {
+  async storeMany(inputs: MemoryInput[], options: { onProgress?: ((p: { done: number; total: number }) => void) | undefined } = {}): Promise<string[]> {
     this.#open('storeMany');
     const checked = checkStoreMany(inputs, options);
     return this.#writer.store('storeMany', checked.inputs as MemoryInput[], 'inputs', checked.onProgress);
@@ -188,7 +188,7 @@ export class MemoryCore {
     return listMemories(this.#indexes.catalog, options, (no) => this.#record(this.#repo.memoryByNo(no)!));
   }
 
-  async edges(id: string, options: { direction?: Direction } = {}): Promise<Edge[]> {
+  async edges(id: string, options: { direction?: Direction | undefined } = {}): Promise<Edge[]> {
     this.#open('edges');
     const checked = checkId('edges', 'id', id);
     const o = checkOptions('edges', 'options', options, ['direction']);
@@ -201,13 +201,13 @@ export class MemoryCore {
   }
 
   /** Edges the store drew itself at ingest (see `autoEdges`), each with `metadata.auto = { by, reason }`. */
-  async autoEdges(options: { by?: AutoEdgeKind } = {}): Promise<Edge[]> {
+  async autoEdges(options: { by?: AutoEdgeKind | undefined } = {}): Promise<Edge[]> {
     this.#open('autoEdges');
     return this.#repo.autoEdges(autoEdgeKind('autoEdges', options)).map((e) => toEdge(e, (n) => this.#indexes.catalog.entry(n).id));
   }
 
   /** Removes the edges the store drew itself (of one kind, or all); returns how many. */
-  async removeAutoEdges(options: { by?: AutoEdgeKind } = {}): Promise<number> {
+  async removeAutoEdges(options: { by?: AutoEdgeKind | undefined } = {}): Promise<number> {
     this.#open('removeAutoEdges');
     return this.#writer.removeAutoEdges(autoEdgeKind('removeAutoEdges', options));
   }
@@ -278,7 +278,7 @@ export class MemoryCore {
    * @example
    * await mem.reembed({ onProgress: ({ done, pending }) => showProgress(done, done + pending) });
    */
-  async reembed(options: { onProgress?: (p: EnrichmentProgress) => void } = {}): Promise<void> {
+  async reembed(options: { onProgress?: ((p: EnrichmentProgress) => void) | undefined } = {}): Promise<void> {
     this.#open('reembed');
     const o = checkOptions('reembed', 'options', options, ['onProgress']);
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw invalid('reembed', 'options.onProgress must be a function', o.onProgress);

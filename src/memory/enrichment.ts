@@ -4,13 +4,13 @@ import type { Logger } from '../logger.js';
 
 export interface EnrichmentOptions {
   /** Texts per embedder call. Default 32. */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** Attempts per batch before its memories are marked failed. Default 5. */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /** First retry delay in ms, doubled per attempt. Default 250. */
-  backoffMs?: number;
+  backoffMs?: number | undefined;
   /** Called after each batch with how far bulk enrichment has come. */
-  onProgress?: (progress: EnrichmentProgress) => void;
+  onProgress?: ((progress: EnrichmentProgress) => void) | undefined;
 }
 
 export interface EnrichmentProgress {

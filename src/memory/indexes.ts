@@ -24,7 +24,7 @@ export interface IndexOptions {
   dim: number | null;
   logger: Logger;
   autoEdges: ResolvedAutoEdges | null;
-  neighbourAveraging?: NeighbourAveraging | null;
+  neighbourAveraging?: NeighbourAveraging | null | undefined;
 }
 
 /**

@@ -7,15 +7,15 @@ import { checkId, checkNonNegativeInt, checkOptions, checkPositiveInt, keysOf } 
 /** Which memories `list()` returns and which page of them. */
 export interface ListOptions {
   /** Memories to skip, in storage order. Default 0. */
-  offset?: number;
+  offset?: number | undefined;
   /** Page size, 1–1000. Default 50. */
-  limit?: number;
+  limit?: number | undefined;
   /** Only memories of this kind. */
-  kind?: string;
+  kind?: string | undefined;
   /** Only memories of this domain. */
-  domain?: string;
+  domain?: string | undefined;
   /** Only memories whose id starts with this (case-sensitive). */
-  idPrefix?: string;
+  idPrefix?: string | undefined;
 }
 
 /** One page of `list()`: the records and how many memories match in all. */
@@ -24,7 +24,7 @@ export interface MemoryPage {
   total: number;
 }
 
-const KEYS = keysOf<ListOptions>({ offset: true, limit: true, kind: true, domain: true, idPrefix: true });
+export const LIST_KEYS = keysOf<ListOptions>({ offset: true, limit: true, kind: true, domain: true, idPrefix: true });
 export const LIST_DEFAULT_LIMIT = 50;
 export const LIST_MAX_LIMIT = 1000;
 
@@ -37,7 +37,7 @@ interface CheckedList {
 }
 
 export function checkList(method: string, options: unknown): CheckedList {
-  const o = checkOptions(method, 'options', options, KEYS);
+  const o = checkOptions(method, 'options', options, LIST_KEYS);
   return {
     offset: o.offset === undefined ? 0 : checkNonNegativeInt(method, 'options.offset', o.offset, Number.MAX_SAFE_INTEGER),
     limit: o.limit === undefined ? LIST_DEFAULT_LIMIT : checkPositiveInt(method, 'options.limit', o.limit, LIST_MAX_LIMIT),

@@ -14,7 +14,7 @@ export interface HeldModel {
 export interface WantedModel {
   dim?: number | undefined;
   /** What the explicit `dim` is, in messages. Default `'options.dim'`. */
-  dimFrom?: string;
+  dimFrom?: string | undefined;
   embedder: Pick<Embedder, 'id' | 'dim'> | null;
 }
 

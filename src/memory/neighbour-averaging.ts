@@ -15,7 +15,7 @@ export interface NeighbourAveraging {
   k: number;
 }
 
-export type NeighbourAveragingOption = boolean | Partial<NeighbourAveraging>;
+export type NeighbourAveragingOption = boolean | { [K in keyof NeighbourAveraging]?: NeighbourAveraging[K] | undefined };
 
 export function resolveNeighbourAveraging(method: string, value: unknown): NeighbourAveraging | null {
   if (value === undefined || value === false) return null;

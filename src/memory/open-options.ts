@@ -22,41 +22,41 @@ export interface OpenOptions {
    * WAL mode, created with its folders if missing, through the optional package better-sqlite3
    * (`SqliteFileDriver` in `hybridmind/node` takes options). Or any `SqlDriver`, or database bytes.
    */
-  storage?: 'memory' | string | SqlDriver | { bytes: Uint8Array };
+  storage?: 'memory' | string | SqlDriver | { bytes: Uint8Array } | undefined;
   /**
    * Computes vectors for memories stored without one. Omitted: all-MiniLM-L6-v2 through
    * transformers.js when it can be loaded (see `defaultEmbedder`), else a warning and no dense leg.
    * `'required'`: the same model, but `open()` fails with EMBEDDER (or MISSING_DEPENDENCY) when it
    * cannot be loaded. `null`: no dense leg unless vectors are given.
    */
-  embedder?: Embedder | null | 'required';
+  embedder?: Embedder | null | 'required' | undefined;
   /** Vector dimension for a new store (else the embedder's, else the first vector's). */
-  dim?: number;
+  dim?: number | undefined;
   /** The clock, epoch ms; tests pin it. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Diagnostics; default `defaultLogger`: warnings and errors on the console. `silentLogger` drops them. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Defaults for every `recall()` on this store. */
-  recall?: RecallDefaults;
+  recall?: RecallDefaults | undefined;
   /** Background embedding: batch size, retries, progress. */
-  enrichment?: EnrichmentOptions;
+  enrichment?: EnrichmentOptions | undefined;
   /** The WASM-SIMD kernel: a precompiled module (required on Cloudflare Workers) or bytes; `false` forces the JS scan. */
-  vectorKernel?: VectorKernelSource | false;
+  vectorKernel?: VectorKernelSource | false | undefined;
   /** HNSW for large stores (threshold, m, efConstruction, efSearch); `false` keeps the exact scan. */
-  ann?: AnnOptions | false;
+  ann?: AnnOptions | false | undefined;
   /**
    * Open a store whose vectors came from another model or dimension by dropping them and
    * embedding every memory again with `embedder` (progress through `enrichment.onProgress`).
    * Without it such a store is refused with MODEL_MISMATCH / DIMENSION_MISMATCH.
    */
-  reembed?: boolean;
+  reembed?: boolean | undefined;
   /** Edges drawn at ingest: references by identifier, shared rare identifiers, session turns. Off by default; `true` for all. */
-  autoEdges?: AutoEdgeOptions | boolean;
+  autoEdges?: AutoEdgeOptions | boolean | undefined;
   /**
    * Index each new vector averaged with its k nearest neighbours (the model's raw vector is kept):
    * `true` for weight 0.3, k 5, or `{ weight, k }`. Off by default.
    */
-  neighbourAveraging?: NeighbourAveragingOption;
+  neighbourAveraging?: NeighbourAveragingOption | undefined;
   /**
    * Quiet time, in ms, after the last write before the lexical and entity indexes and the vector
    * codes are saved into the store, so the next open loads them instead of rebuilding them, also
@@ -64,7 +64,7 @@ export interface OpenOptions {
    * Default 5000 for a database that outlives the process, none for an in-memory one; `false`
    * saves them only at `close()` and export. A save takes about a second at 100k memories.
    */
-  saveIndexesAfterMs?: number | false;
+  saveIndexesAfterMs?: number | false | undefined;
 }
 
 export const OPEN_KEYS = keysOf<OpenOptions>({

@@ -64,7 +64,7 @@ export const RECALL_KEYS = keysOf<RecallOptions>({
   halfLifeDays: true, historicalWeight: true, filter: true, includeHistorical: true, explain: true, queryEmbedding: true, rerank: true,
   entityGraph: true, relationQuestions: true, speakers: true,
 });
-const FILTER_KEYS = keysOf<RecallFilter>({ kind: true, domain: true, metadata: true });
+export const FILTER_KEYS = keysOf<RecallFilter>({ kind: true, domain: true, metadata: true });
 
 function checkBoolean(method: string, name: string, value: unknown): boolean {
   if (typeof value !== 'boolean') throw invalid(method, `${name} must be true or false`, value);

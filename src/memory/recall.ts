@@ -30,7 +30,7 @@ export interface RecallParts extends FusionParts {
   graph: GraphLeg;
   vector: VectorIndex | null;
   /** The entity graph; a store without one has only the edges it was given to walk. */
-  entities?: EntityLeg;
+  entities?: EntityLeg | undefined;
 }
 
 /** Each leg's list for one query, before fusion. */
@@ -39,13 +39,13 @@ export interface LegLists {
   lexical: LexicalHit[] | null;
   graph: GraphHit[] | null;
   /** The graph leg's walk over shared entities (personalized PageRank), beside the edge walk; absent in engines without an entity graph. */
-  entity?: Scored[] | null;
+  entity?: Scored[] | null | undefined;
   /** Where the graph walks started (the caller's anchors or the best vector+lexical candidates). */
-  starts?: number[];
+  starts?: number[] | undefined;
   /** When the query asks about a typed relation: its answers, best first (they lead the fused list). */
-  relation?: RelationAnswers | null;
+  relation?: RelationAnswers | null | undefined;
   /** Candidates said by a person the query names, with that name: a vote in the fusion. */
-  speakers?: Map<number, string> | null;
+  speakers?: Map<number, string> | null | undefined;
   /** Every candidate with its recency weight and status; in rank order only once `answer` needs the ranks (`inTimeOrder`). */
   time: TimeRanked[] | null;
 }

@@ -23,7 +23,7 @@ export interface PreparedMemory {
   vector: Float32Array | null;
 }
 
-const INPUT_KEYS = keysOf<MemoryInput>({ text: true, id: true, kind: true, domain: true, metadata: true, createdAt: true, validFrom: true, validTo: true, embedding: true });
+export const INPUT_KEYS = keysOf<MemoryInput>({ text: true, id: true, kind: true, domain: true, metadata: true, createdAt: true, validFrom: true, validTo: true, embedding: true });
 const PATCH_KEYS = keysOf<MemoryPatch>({ text: true, kind: true, domain: true, metadata: true, validFrom: true, validTo: true, embedding: true });
 
 function checkWindow(method: string, name: string, validFrom: number, validTo: number | null): void {

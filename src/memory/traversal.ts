@@ -5,7 +5,7 @@ import { toEdge } from './rows.js';
 import type { Indexes } from './indexes.js';
 import { checkEdgeType, checkNonNegativeInt, checkOneOf, checkOptions, checkStringList, keysOf } from './validate.js';
 
-const TRACE_KEYS = keysOf<TraceOptions>({ depth: true, edgeTypes: true, direction: true });
+export const TRACE_KEYS = keysOf<TraceOptions>({ depth: true, edgeTypes: true, direction: true });
 
 interface Walk {
   depth: number;

@@ -34,14 +34,14 @@ export interface PostgresOpenOptions {
   /** A connection string or node-postgres pool config (the memory owns and closes that pool), or a pool you own. */
   connection: string | Record<string, unknown> | { pool: PgPool };
   /** The schema holding this memory's tables (several memories can share a database). Default `hybridmind`. */
-  schema?: string;
+  schema?: string | undefined;
   /** As in `HybridMemory.open`: omitted, all-MiniLM-L6-v2; `null`, no dense leg unless vectors are given. */
-  embedder?: Embedder | null;
-  now?: () => number;
-  logger?: Logger;
-  recall?: RecallDefaults;
+  embedder?: Embedder | null | undefined;
+  now?: (() => number) | undefined;
+  logger?: Logger | undefined;
+  recall?: RecallDefaults | undefined;
   /** pgvector HNSW search breadth (`hnsw.ef_search`); default 100. */
-  efSearch?: number;
+  efSearch?: number | undefined;
 }
 
 const OPEN_KEYS = keysOf<PostgresOpenOptions>({ connection: true, schema: true, embedder: true, now: true, logger: true, recall: true, efSearch: true });
@@ -114,7 +114,7 @@ export class PostgresMemory {
    * @example
    * const pg = await PostgresMemory.importSnapshot(await local.exportSnapshot(), { connection, schema: 'team' });
    */
-  static async importSnapshot(bytes: Uint8Array, options: PostgresOpenOptions & { limits?: SnapshotLimits }): Promise<PostgresMemory> {
+  static async importSnapshot(bytes: Uint8Array, options: PostgresOpenOptions & { limits?: SnapshotLimits | undefined }): Promise<PostgresMemory> {
     const method = 'PostgresMemory.importSnapshot';
     const { limits, ...rest } = checkOptions(method, 'options', options, [...OPEN_KEYS, 'limits']) as PostgresOpenOptions & { limits?: SnapshotLimits };
     const mem = await PostgresMemory.open(rest);
@@ -128,7 +128,7 @@ export class PostgresMemory {
   }
 
   /** Replaces this memory's whole content with a `.mind.zip`'s in one transaction; on any failure nothing changes. */
-  async restoreSnapshot(bytes: Uint8Array, options: { limits?: SnapshotLimits } = {}): Promise<void> {
+  async restoreSnapshot(bytes: Uint8Array, options: { limits?: SnapshotLimits | undefined } = {}): Promise<void> {
     const method = 'restoreSnapshot';
     this.#open(method);
     const o = checkOptions(method, 'options', options, ['limits']);
@@ -161,7 +161,7 @@ export class PostgresMemory {
   }
 
   /** Stores many memories in one transaction: all or nothing. */
-  async storeMany(inputs: MemoryInput[], options: { onProgress?: (p: { done: number; total: number }) => void } = {}): Promise<string[]> {
+  async storeMany(inputs: MemoryInput[], options: { onProgress?: ((p: { done: number; total: number }) => void) | undefined } = {}): Promise<string[]> {
     this.#open('storeMany');
     const checked = checkStoreMany(inputs, options);
     return this.#writer.store('storeMany', checked.inputs as MemoryInput[], 'inputs', checked.onProgress);
@@ -220,7 +220,7 @@ export class PostgresMemory {
     }, 'read');
   }
 
-  async edges(id: string, options: { direction?: Direction } = {}): Promise<Edge[]> {
+  async edges(id: string, options: { direction?: Direction | undefined } = {}): Promise<Edge[]> {
     const method = 'edges';
     this.#open(method);
     const checked = checkId(method, 'id', id);

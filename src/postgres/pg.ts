@@ -30,7 +30,7 @@ export const PG_VERSION = '8.23.1';
  */
 export async function loadPg(method: string): Promise<{ Pool: new (config: Record<string, unknown>) => PgPool }> {
   type PoolClass = new (config: Record<string, unknown>) => PgPool;
-  const mod = await optionalImport<{ default?: { Pool: PoolClass }; Pool?: PoolClass }>(method, 'pg', 'pg');
+  const mod = await optionalImport<{ default?: { Pool: PoolClass } | undefined; Pool?: PoolClass | undefined }>(method, 'pg', 'pg');
   const Pool = mod.default?.Pool ?? mod.Pool;
   if (!Pool) throw new HybridMindError('UNSUPPORTED', method, `the installed "pg" has no Pool export; install pg@${PG_VERSION}`);
   return { Pool };

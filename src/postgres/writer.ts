@@ -148,7 +148,7 @@ async function embed(method: string, embedder: Embedder, texts: string[]): Promi
  * those inserted; an id that exists already is skipped, so the caller can tell a conflict.
  * `rows` carrying `no` keep it (imports), the others take the sequence's next.
  */
-export async function insertMemories(q: Query, db: Db, rows: ReadonlyArray<NewMemory & { no?: number }>, now: number): Promise<Map<string, number>> {
+export async function insertMemories(q: Query, db: Db, rows: ReadonlyArray<NewMemory & { no?: number | undefined }>, now: number): Promise<Map<string, number>> {
   if (rows.length === 0) return new Map();
   const lexical = rows.map((r) => postingsOf(r.text));
   const col = <K extends keyof NewMemory>(k: K) => rows.map((r) => r[k]);

@@ -10,13 +10,13 @@ export type { BackupStore };
 
 export interface BackupOptions {
   /** Valid snapshots to keep. Default 5. */
-  keep?: number;
+  keep?: number | undefined;
   /** File name prefix, so several stores can share one place. Default `hybridmind`. */
-  prefix?: string;
+  prefix?: string | undefined;
   /** Reader limits used when checking backups. */
-  limits?: SnapshotLimits;
+  limits?: SnapshotLimits | undefined;
   /** Clock for file names (epoch ms). Default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** A backup that could not be used, and why (a coded error's code and message). */

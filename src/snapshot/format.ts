@@ -48,17 +48,17 @@ export interface SnapshotManifest {
 /** What a reader accepts before it spends memory or time on an archive. */
 export interface SnapshotLimits {
   /** Sum of the entries' uncompressed sizes, declared and actual. Default 1 GiB. */
-  maxTotalBytes?: number;
+  maxTotalBytes?: number | undefined;
   /**
    * Largest uncompressed/compressed ratio of a deflated entry, declared and while inflating (output
    * so far over input consumed so far, once `ratioFloorBytes` have come out). Default 100, Apache
    * POI's; exports never pass it (a part that would is written stored).
    */
-  maxRatio?: number;
+  maxRatio?: number | undefined;
   /** Entries up to this uncompressed size, and the first this many bytes of any entry, are exempt from `maxRatio`. Default 1 MiB. */
-  ratioFloorBytes?: number;
+  ratioFloorBytes?: number | undefined;
   /** Largest manifest.json. Default 1 MiB. */
-  maxManifestBytes?: number;
+  maxManifestBytes?: number | undefined;
 }
 
 export type ResolvedLimits = Required<SnapshotLimits>;

@@ -7,8 +7,8 @@ import type { BackupStore } from './backup-store.js';
 
 /** The parts of the OPFS API used here (TypeScript's DOM lib lacks async iteration of entries). */
 interface Directory {
-  getDirectoryHandle(name: string, options?: { create?: boolean }): Promise<Directory>;
-  getFileHandle(name: string, options?: { create?: boolean }): Promise<FileHandle>;
+  getDirectoryHandle(name: string, options?: { create?: boolean | undefined }): Promise<Directory>;
+  getFileHandle(name: string, options?: { create?: boolean | undefined }): Promise<FileHandle>;
   removeEntry(name: string): Promise<void>;
   entries(): AsyncIterable<[string, { kind: 'file' | 'directory' }]>;
 }

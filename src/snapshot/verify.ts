@@ -24,10 +24,10 @@ export { readContent } from './content.js';
 /** What the archive must be compatible with; omitted fields are not checked. */
 export interface SnapshotExpectations {
   /** The embedder that will serve the store: its id and dim must match the snapshot's. */
-  embedder?: Embedder | null;
+  embedder?: Embedder | null | undefined;
   /** The vector dimension the caller expects. */
-  dim?: number;
-  limits?: SnapshotLimits;
+  dim?: number | undefined;
+  limits?: SnapshotLimits | undefined;
 }
 
 /** The derived parts, decoded and checked on their own (FORMAT.md steps 1–7). */

@@ -43,7 +43,7 @@ export interface SqlDriver {
    * Where values derived from the rows are kept when not in the database's `derived_index` table
    * (files beside it, read faster than its pager reads a blob); the driver closes it on `close`.
    */
-  readonly derived?: DerivedStore;
+  readonly derived?: DerivedStore | undefined;
   close(): void;
 }
 
@@ -77,5 +77,5 @@ export interface DerivedStore {
    * once, when that stamp is the store's, instead of reading and decoding it again. Opaque here;
    * whoever decoded one knows its type. A write or clear drops what it would make stale.
    */
-  readonly early?: { take(name: string, stamp: string): unknown };
+  readonly early?: { take(name: string, stamp: string): unknown } | undefined;
 }

@@ -20,7 +20,7 @@ export interface SqliteFileOptions {
    * How long to wait for another process that holds the file before failing with BUSY, in ms.
    * Default 2000: enough for a restarting server to let go, short enough to report a real clash.
    */
-  lockTimeoutMs?: number;
+  lockTimeoutMs?: number | undefined;
   /**
    * Keep what the store derives from its rows (the saved lexical and entity indexes and catalog,
    * the int8 vector codes) in files in a folder beside the database, `<path>-derived/`, instead
@@ -29,7 +29,7 @@ export interface SqliteFileOptions {
    * correctly and rebuilds what it lacks once; copied with it, it opens from it. false keeps the
    * store in the one `.db` file, and removes the folder an earlier open left.
    */
-  derivedFiles?: boolean;
+  derivedFiles?: boolean | undefined;
 }
 
 /** The part of better-sqlite3's API this driver uses, declared here so published types need no @types package. */

@@ -19,15 +19,15 @@ export interface Sqlite3Module {
 
 export interface SqliteWasmOptions {
   /** Database file name for a persistent VFS; default an in-memory database. */
-  filename?: string;
+  filename?: string | undefined;
   /** VFS name, e.g. `opfs-sahpool`'s installed name in a worker. */
-  vfs?: string;
+  vfs?: string | undefined;
   /** Start from these database bytes (an in-memory copy; e.g. a snapshot's store.db). */
-  bytes?: Uint8Array;
+  bytes?: Uint8Array | undefined;
   /** An already initialised sqlite3 module (the worker shares one between stores). */
-  sqlite3?: Sqlite3Module;
+  sqlite3?: Sqlite3Module | undefined;
   /** Keep derived values here rather than in `derived_index` (`SqlDriver.derived`); the driver owns it from now on and closes it. */
-  derived?: DerivedStore;
+  derived?: DerivedStore | undefined;
 }
 
 /** SQLite's fixed result and datatype codes (sqlite3.h), for the raw exports' results. */

@@ -10,7 +10,7 @@ let modulePromise: Promise<Sqlite3Static> | undefined;
  * up either: where the page is cross-origin isolated, the `opfs` VFS starts a second worker and
  * waits for it during the module's start. A `sqlite3ApiConfig` the app set itself is kept.
  */
-export function loadSqlite3(options: { sahpoolOnly?: boolean } = {}): Promise<Sqlite3Static> {
+export function loadSqlite3(options: { sahpoolOnly?: boolean | undefined } = {}): Promise<Sqlite3Static> {
   if (!modulePromise) {
     const g = globalThis as { sqlite3ApiConfig?: unknown; navigator?: unknown; document?: unknown; WorkerGlobalScope?: unknown };
     const inBrowser = typeof g.document !== 'undefined' || typeof g.WorkerGlobalScope !== 'undefined';

@@ -6,7 +6,7 @@ export { BROWSER_MODEL_FILES, type ModelServingOptions } from './models.js';
 
 export interface HybridmindPluginOptions {
   /** Serve the provisioned model at `/models/` in dev and preview and copy it into the build; `false` leaves the model to you. Default on. */
-  models?: ModelServingOptions | false;
+  models?: ModelServingOptions | false | undefined;
 }
 
 /**

@@ -10,12 +10,12 @@ export const BROWSER_MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_
 
 export interface ModelServingOptions {
   /** Folder holding `Xenova/all-MiniLM-L6-v2/` (a `localModelPath`). Default: `./models` when it has the model, else the user cache `npx hybridmind model fetch` fills. */
-  dir?: string;
+  dir?: string | undefined;
   /** URL path the worker loads from (its `localModelPath`). Default `/models/`. */
-  base?: string;
+  base?: string | undefined;
 }
 
-type Middlewares = { use: (path: string, fn: (req: { url?: string }, res: ServerResponse, next: () => void) => void) => void };
+type Middlewares = { use: (path: string, fn: (req: { url?: string | undefined }, res: ServerResponse, next: () => void) => void) => void };
 
 /**
  * Serves the provisioned model in `vite` dev and `vite preview` (a missing file is a real 404, so

@@ -173,7 +173,7 @@ export class EntityIndex implements EntityLeg {
   readonly #maxShare: number | undefined;
   readonly #minCap: number | undefined;
 
-  constructor(options: { maxShare?: number; minCap?: number } = {}) {
+  constructor(options: { maxShare?: number | undefined; minCap?: number | undefined } = {}) {
     this.#maxShare = options.maxShare;
     this.#minCap = options.minCap;
   }
@@ -289,7 +289,7 @@ export class EntityIndex implements EntityLeg {
   }
 
   /** Restores {@link EntityIndex.save}'s bytes (or an older version's); throws on anything else (the caller rebuilds from the texts). */
-  static load(bytes: Uint8Array, options: { maxShare?: number; minCap?: number } = {}): EntityIndex {
+  static load(bytes: Uint8Array, options: { maxShare?: number | undefined; minCap?: number | undefined } = {}): EntityIndex {
     const { saved, changes } = decodeEntities(bytes, EXTRACTOR_VERSION);
     const index = new EntityIndex(options);
     for (const key of [...saved.keys, ...(changes?.keys ?? [])]) {

@@ -113,7 +113,7 @@ export class GraphIndex implements GraphLeg {
    * only when another anchor leads to it: listing every anchor at distance 0 would just repeat
    * the votes that made them anchors.
    */
-  search(anchors: readonly number[], options: WalkOptions & { accept?: Accept; k: number }): GraphHit[] {
+  search(anchors: readonly number[], options: WalkOptions & { accept?: Accept | undefined; k: number }): GraphHit[] {
     if (this.#source) return this.#around(this.#source, anchors, options.depth).search(anchors, options);
     const best = new Map<number, GraphHit>();
     [...new Set(anchors)].forEach((anchor, anchorRank) => {
@@ -133,7 +133,7 @@ export class GraphIndex implements GraphLeg {
    * a step further each time, and only past `PATH_NEARBY_EDGES` of them is the rest of the fill
    * taken at once (at 100k memories that took 416 ms of the first `path()` after an open).
    */
-  path(from: number, to: number, options: Omit<WalkOptions, 'depth'> & { maxDepth?: number }): number[] | null {
+  path(from: number, to: number, options: Omit<WalkOptions, 'depth'> & { maxDepth?: number | undefined }): number[] | null {
     // Without the store's catalog, the nodes are those the edges taken so far touched.
     if (this.#own) this.#settle();
     if (!this.#nodes.has(from) || !this.#nodes.has(to)) return null;

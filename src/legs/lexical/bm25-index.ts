@@ -29,18 +29,18 @@ import { isCompound, queryTerms, TOKENIZER_VERSION } from './tokenizer.js';
 
 export interface Bm25IndexOptions {
   /** Term-frequency saturation: higher lets repeats keep adding score. Default 1.2. */
-  k1?: number;
+  k1?: number | undefined;
   /** Length normalisation in [0, 1]: 0 ignores length, 1 fully penalises long texts. Default 0.7. */
-  b?: number;
+  b?: number | undefined;
   /** BM25+ floor: what any match adds however long the text. Default 0.5. */
-  d?: number;
+  d?: number | undefined;
   /**
    * Query-term weight of whole identifiers (`adr-007`, `#4821`, `v1.2.3`) relative to words and
    * parts, so a query naming an identifier prefers memories naming exactly it. Default 2.
    */
-  identifierBoost?: number;
+  identifierBoost?: number | undefined;
   /** Receives the index's warnings (a removal handed another text than was indexed). Default: dropped. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 type Params = Required<Omit<Bm25IndexOptions, 'logger'>>;
@@ -172,7 +172,7 @@ export class Bm25Index implements LexicalIndex {
    * @example
    * const restored = Bm25Index.load(lexical.save());
    */
-  static load(bytes: Uint8Array | PartedBytes, options: { logger?: Logger } = {}): Bm25Index {
+  static load(bytes: Uint8Array | PartedBytes, options: { logger?: Logger | undefined } = {}): Bm25Index {
     const method = 'Bm25Index.load';
     if (!(bytes instanceof Uint8Array)) {
       if (!isParted(bytes)) throw invalid(method, 'bytes must be a Uint8Array or parts of one', bytes);
@@ -199,7 +199,7 @@ export class Bm25Index implements LexicalIndex {
   }
 
   /** A parsed snapshot header (or JSON envelope) to an index; `binary` reads a binary save's state, null for a JSON one. */
-  static #fromEnvelope(envelope: Record<string, unknown>, binary: ((withTexts: boolean) => ReadState) | null, options: { logger?: Logger }): Bm25Index {
+  static #fromEnvelope(envelope: Record<string, unknown>, binary: ((withTexts: boolean) => ReadState) | null, options: { logger?: Logger | undefined }): Bm25Index {
     const method = 'Bm25Index.load';
     const version = envelope['version'];
     if (binary ? version !== FORMAT_VERSION && version !== STATE_VERSION && version !== WITH_TEXTS_VERSION : version !== FLAT_JSON_VERSION && version !== NESTED_VERSION) {

@@ -30,7 +30,7 @@ export interface FlatState {
    * Each document's text, in `docs` order: only in what version 3 (and the JSON versions) saved,
    * where a save from another tokenizer version is rebuilt from them. The index keeps no text.
    */
-  texts?: string[];
+  texts?: string[] | undefined;
   /** In increasing order as this build saves them (older saves may not be), so a term is found by halving. */
   terms: string[];
   /** Per term, in `terms` order: its posting count n, then n pairs `shortId, term frequency`. */

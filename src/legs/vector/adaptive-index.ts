@@ -44,17 +44,17 @@ export interface AnnStatus {
 }
 
 interface Dependencies {
-  store?: SavedBytes | null;
+  store?: SavedBytes | null | undefined;
   /**
    * The store's vectors: once a graph serves, the flat scan (then its scorer and fallback) drops
    * its f32 copies and re-scores from here (`FlatVectorIndex.release`). Without it the copies stay.
    */
-  read?: VectorReader;
-  logger?: Logger;
+  read?: VectorReader | undefined;
+  logger?: Logger | undefined;
   /** A fresh hnswlib-wasm instance for each build or repair (dropped after it). */
-  loadLibrary?: () => Promise<Hnswlib>;
+  loadLibrary?: (() => Promise<Hnswlib>) | undefined;
   /** Bytes of f32 copies the flat scan keeps before it re-scores from `read` instead. Default {@link COPIES_MAX_BYTES}. */
-  copiesMaxBytes?: number;
+  copiesMaxBytes?: number | undefined;
 }
 
 /**

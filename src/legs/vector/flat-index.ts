@@ -15,7 +15,7 @@ import { decodeQuantized, encodeQuantized, type DigestEntries, type QuantizedRun
 /** Options for `new FlatVectorIndex`. */
 export interface FlatVectorIndexOptions {
   /** Vectors to reserve room for up front; the store doubles whenever it fills. Default 256. */
-  capacity?: number;
+  capacity?: number | undefined;
 }
 
 /** Options for `FlatVectorIndex.create`. */
@@ -24,9 +24,9 @@ export interface FlatVectorIndexCreateOptions extends FlatVectorIndexOptions {
    * A loaded kernel, or what to load it from (on workerd: the `.wasm` imported as a module).
    * Default: the bundled `kernel.wasm`, compiled once per process. `null` forces the JS scan.
    */
-  kernel?: VectorKernel | VectorKernelSource | null;
+  kernel?: VectorKernel | VectorKernelSource | null | undefined;
   /** `false` forces the JS scan. Default `true`. */
-  useWasm?: boolean;
+  useWasm?: boolean | undefined;
 }
 
 const DEFAULT_CAPACITY = 256;

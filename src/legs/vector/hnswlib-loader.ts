@@ -21,11 +21,11 @@ export interface HnswNative {
 
 interface EmscriptenFs {
   /** Emscripten's file systems by name (its in-memory one holds the files hnswlib writes). */
-  filesystems?: { MEMFS?: Memfs } | null;
+  filesystems?: { MEMFS?: Memfs | undefined } | null | undefined;
   mkdir(path: string): void;
   readFile(path: string): Uint8Array;
   /** `canOwn`: the file takes `data` itself instead of a copy (it must not change while the file exists). */
-  writeFile(path: string, data: Uint8Array, options?: { canOwn?: boolean }): void;
+  writeFile(path: string, data: Uint8Array, options?: { canOwn?: boolean | undefined }): void;
   unlink(path: string): void;
   analyzePath(path: string): { exists: boolean };
   lookupPath?(path: string): { node: MemfsNode };

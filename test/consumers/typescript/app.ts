@@ -1,6 +1,6 @@
 // A web app's and an edge worker's use of the package, type-checked against the packed
-// declarations with none of the optional peers installed. Each @ts-expect-error is a call the
-// declarations must refuse.
+// declarations with none of the optional peers installed, strictly (`exactOptionalPropertyTypes`
+// too). Each @ts-expect-error is a call the declarations must refuse.
 import sqlite3InitModule from '@sqlite.org/sqlite-wasm';
 import { EDGE_TYPES, HybridMemory, HybridMindError, SqliteWasmDriver, type ErrorCode, type Hit, type MemoryInput, type MemoryPatch, type MemoryRecord } from 'hybridmind';
 import { connect, type RemoteMemory } from 'hybridmind/client';
