@@ -116,8 +116,10 @@ export interface LegWeights {
 }
 
 export interface RecallFilter {
-  kind?: string | string[] | undefined;
-  domain?: string | string[] | undefined;
+  /** Only these kinds; `null`, alone or among them, keeps the memories without a kind. */
+  kind?: string | null | Array<string | null> | undefined;
+  /** Only these domains; `null` keeps the memories without a domain. */
+  domain?: string | null | Array<string | null> | undefined;
   /** Every key must equal (strict equality on JSON scalars) the memory's metadata value. */
   metadata?: Metadata | undefined;
 }

@@ -36,13 +36,16 @@ export function entryOf(row: Omit<MemoryRow, 'text'>): CatalogEntry {
   };
 }
 
-/** Which memories a listing keeps: each field given must match (a kind or domain exactly, the id by its start). */
+/**
+ * Which memories a listing keeps: each field given must match (a kind or domain exactly, `null`
+ * the memories without one; the id by its start). `undefined`: any.
+ */
 export interface EntryFilter {
-  kind: string | null;
-  domain: string | null;
+  kind: string | null | undefined;
+  domain: string | null | undefined;
   idPrefix: string | null;
 }
 
 export function entryMatches(e: CatalogEntry, filter: EntryFilter): boolean {
-  return (filter.kind === null || e.kind === filter.kind) && (filter.domain === null || e.domain === filter.domain) && (filter.idPrefix === null || e.id.startsWith(filter.idPrefix));
+  return (filter.kind === undefined || e.kind === filter.kind) && (filter.domain === undefined || e.domain === filter.domain) && (filter.idPrefix === null || e.id.startsWith(filter.idPrefix));
 }

@@ -2,6 +2,7 @@ import { invalid } from '../errors.js';
 import type { MemoryRecord } from '../types.js';
 import { labelProblem } from '../validation/rules.js';
 import type { Catalog } from './catalog.js';
+import type { EntryFilter } from './catalog-entry.js';
 import { checkId, checkNonNegativeInt, checkOptions, checkPositiveInt, keysOf } from './validate.js';
 
 /** Which memories `list()` returns and which page of them. */
@@ -10,10 +11,10 @@ export interface ListOptions {
   offset?: number | undefined;
   /** Page size, 1–1000. Default 50. */
   limit?: number | undefined;
-  /** Only memories of this kind. */
-  kind?: string | undefined;
-  /** Only memories of this domain. */
-  domain?: string | undefined;
+  /** Only memories of this kind; `null`: only those without a kind. */
+  kind?: string | null | undefined;
+  /** Only memories of this domain; `null`: only those without a domain. */
+  domain?: string | null | undefined;
   /** Only memories whose id starts with this (case-sensitive). */
   idPrefix?: string | undefined;
 }
@@ -28,12 +29,9 @@ export const LIST_KEYS = keysOf<ListOptions>({ offset: true, limit: true, kind: 
 export const LIST_DEFAULT_LIMIT = 50;
 export const LIST_MAX_LIMIT = 1000;
 
-interface CheckedList {
+interface CheckedList extends EntryFilter {
   offset: number;
   limit: number;
-  kind: string | null;
-  domain: string | null;
-  idPrefix: string | null;
 }
 
 export function checkList(method: string, options: unknown): CheckedList {
@@ -48,12 +46,11 @@ export function checkList(method: string, options: unknown): CheckedList {
 }
 
 /**
- * A kind or domain to list by, or null to list them all when it is left out. A given null is
- * refused, as a recall filter refuses it: read as "no filter", `list({ kind: null })` would answer
- * every memory to a caller asking for those without a kind.
+ * A kind or domain to list by: `null` lists the memories without one (as `update` clears it with
+ * null), left out lists them all.
  */
-function listedLabel(method: string, field: 'kind' | 'domain', value: unknown): string | null {
-  if (value === undefined) return null;
+function listedLabel(method: string, field: 'kind' | 'domain', value: unknown): string | null | undefined {
+  if (value === undefined || value === null) return value;
   const problem = labelProblem(value);
   if (problem) throw invalid(method, `options.${field} ${problem} (leave it out to list every ${field})`, value);
   return value as string;

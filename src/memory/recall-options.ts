@@ -52,9 +52,10 @@ export interface ResolvedRecall extends ResolvedDefaults {
   queryEmbedding: Float32Array | null;
 }
 
+/** A recall's filter; a kind or domain set may hold null, which keeps the memories without one. */
 export interface NormalizedFilter {
-  kind: Set<string> | null;
-  domain: Set<string> | null;
+  kind: Set<string | null> | null;
+  domain: Set<string | null> | null;
   metadata: Array<[string, unknown]>;
 }
 
@@ -80,10 +81,13 @@ function checkWeights(method: string, value: unknown, base: LegWeights): LegWeig
   return weights;
 }
 
-function labelSet(method: string, name: string, value: unknown): Set<string> | null {
+/** The kinds (or domains) a filter keeps; null among them keeps the memories without one. */
+function labelSet(method: string, name: string, value: unknown): Set<string | null> | null {
   if (value === undefined) return null;
-  const list = typeof value === 'string' ? [value] : value;
-  return new Set(checkStringList(method, name, list, (v, i) => {
+  const list = typeof value === 'string' || value === null ? [value] : value;
+  if (!Array.isArray(list)) throw invalid(method, `${name} must be a string, null or an array of them`, value);
+  return new Set(list.map((v: unknown, i) => {
+    if (v === null) return null;
     const problem = labelProblem(v);
     if (problem) throw invalid(method, `${name}[${i}] ${problem}`, v);
     return v as string;
@@ -148,8 +152,8 @@ export function resolveRecall(method: string, value: unknown, defaults: Resolved
 }
 
 export function matchesFilter(filter: NormalizedFilter, entry: { kind: string | null; domain: string | null; metadata: Record<string, unknown> }): boolean {
-  if (filter.kind && (entry.kind === null || !filter.kind.has(entry.kind))) return false;
-  if (filter.domain && (entry.domain === null || !filter.domain.has(entry.domain))) return false;
+  if (filter.kind && !filter.kind.has(entry.kind)) return false;
+  if (filter.domain && !filter.domain.has(entry.domain)) return false;
   for (const [key, v] of filter.metadata) {
     if (!Object.hasOwn(entry.metadata, key) || entry.metadata[key] !== v) return false;
   }

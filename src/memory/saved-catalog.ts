@@ -147,9 +147,9 @@ export class SavedCatalog {
     if (filter.idPrefix !== null && !(filter.idPrefix.length <= idLength && text.startsWith(filter.idPrefix, idAt))) return false;
     const kindAt = idAt + idLength;
     const kindLength = this.#lengths[4 * row + 1]!;
-    if (filter.kind !== null && !(kindLength === filter.kind.length && text.startsWith(filter.kind, kindAt))) return false;
+    if (filter.kind !== undefined && !labelAt(text, kindAt, kindLength, filter.kind)) return false;
     const domainLength = this.#lengths[4 * row + 2]!;
-    return filter.domain === null || (domainLength === filter.domain.length && text.startsWith(filter.domain, kindLength === NONE ? kindAt : kindAt + kindLength));
+    return filter.domain === undefined || labelAt(text, kindLength === NONE ? kindAt : kindAt + kindLength, domainLength, filter.domain);
   }
 
   entry(row: number): CatalogEntry {
@@ -246,4 +246,9 @@ export function decodeCatalog(bytes: Uint8Array): SavedCatalog {
   const rows = run ? NumberPositions.run(numbers[0] ?? 0, n) : NumberPositions.of(numbers.subarray(0, n));
   if (rows === null) throw new Error('a memory number appears twice');
   return new SavedCatalog(n, numbers, lengths, starts, text, metadata, rows, window);
+}
+
+/** Whether the optional label of `length` (NONE: absent) at `at` in `text` is `label` (null: absent). */
+function labelAt(text: string, at: number, length: number, label: string | null): boolean {
+  return label === null ? length === NONE : length === label.length && text.startsWith(label, at);
 }

@@ -17,6 +17,14 @@ export class Params {
   }
 }
 
+/** Keeps the rows whose `column` is one of `labels`; null among them keeps the rows without one. */
+export function labelSql(column: string, labels: ReadonlySet<string | null>, p: Params): string {
+  const values = [...labels].filter((label) => label !== null);
+  const conds = values.length > 0 ? [`${column} = ANY(${p.add(values)})`] : [];
+  if (labels.has(null)) conds.push(`${column} IS NULL`);
+  return conds.length === 1 ? conds[0]! : `(${conds.join(' OR ')})`;
+}
+
 /**
  * The SQL form of the core's `accept` (recall.ts `scope`): recorded by the as-of time, current
  * when historical memories are excluded, and the kind / domain / metadata filter. `m` is the
@@ -30,8 +38,8 @@ export function acceptSql(o: ResolvedRecall, reference: number, p: Params): stri
     conds.push(`(m.valid_from <= ${ref} AND (m.valid_to IS NULL OR m.valid_to > ${ref}))`);
   }
   const f = o.filter;
-  if (f?.kind) conds.push(`m.kind = ANY(${p.add([...f.kind])})`);
-  if (f?.domain) conds.push(`m.domain = ANY(${p.add([...f.domain])})`);
+  if (f?.kind) conds.push(labelSql('m.kind', f.kind, p));
+  if (f?.domain) conds.push(labelSql('m.domain', f.domain, p));
   for (const [key, value] of f?.metadata ?? []) conds.push(`m.meta @> ${p.add(JSON.stringify({ [key]: value }))}::jsonb`);
   return conds.length === 0 ? 'true' : conds.join(' AND ');
 }

@@ -18,7 +18,7 @@ import type {
   RelateOptions, Stats, TraceOptions, TraceResult,
 } from '../types.js';
 import { Db, type Query } from './db.js';
-import { walk } from './legs.js';
+import { labelSql, Params, walk } from './legs.js';
 import { bfsPath } from './path.js';
 import { loadPg, type PgPool } from './pg.js';
 import { pgRecall } from './recall.js';
@@ -211,11 +211,20 @@ export class PostgresMemory {
     const o = checkList(method, options);
     const now = this.#now();
     const vectors = this.#dim === null ? 'false' : `EXISTS (SELECT 1 FROM ${this.#db.t('vectors')} v WHERE v.no = m.no)`;
-    const where = `($1::text IS NULL OR kind = $1) AND ($2::text IS NULL OR domain = $2) AND ($3::text IS NULL OR left(id, length($3)) = $3)`;
+    const p = new Params();
+    const conds: string[] = [];
+    if (o.kind !== undefined) conds.push(labelSql('kind', new Set([o.kind]), p));
+    if (o.domain !== undefined) conds.push(labelSql('domain', new Set([o.domain]), p));
+    if (o.idPrefix !== null) {
+      const prefix = p.add(o.idPrefix);
+      conds.push(`left(id, length(${prefix}::text)) = ${prefix}`);
+    }
+    const where = conds.join(' AND ') || 'true';
+    const filtered = [...p.values];
+    const page = `OFFSET ${p.add(o.offset)} LIMIT ${p.add(o.limit)}`;
     return this.#db.transaction(method, async (q) => {
-      const params = [o.kind, o.domain, o.idPrefix];
-      const total = Number((await q(`SELECT count(*) AS n FROM ${this.#db.t('memories')} WHERE ${where}`, params)).rows[0]!['n']);
-      const rows = (await q(`SELECT ${MEMORY_COLUMNS}, ${vectors} AS semantic FROM ${this.#db.t('memories')} m WHERE ${where} ORDER BY no OFFSET $4 LIMIT $5`, [...params, o.offset, o.limit])).rows;
+      const total = Number((await q(`SELECT count(*) AS n FROM ${this.#db.t('memories')} WHERE ${where}`, filtered)).rows[0]!['n']);
+      const rows = (await q(`SELECT ${MEMORY_COLUMNS}, ${vectors} AS semantic FROM ${this.#db.t('memories')} m WHERE ${where} ORDER BY no ${page}`, p.values)).rows;
       return { records: rows.map((r) => toRecord(toMemoryRow(r), now, r['semantic'] ? 'semantic' : 'lexical')), total };
     }, 'read');
   }

@@ -43,21 +43,30 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   entryArb(2 ** 40).map((entry) => ({ op: 'sparse' as const, entry })),
 );
 
-/** Every field alone and together, values no entry holds, a kind that is another's start, an empty domain, a whole id as a prefix. */
+/**
+ * Every field alone and together, values no entry holds, a kind that is another's start, an empty
+ * domain, a whole id as a prefix, and null for the entries without a kind or domain (undefined: any).
+ */
 const FILTERS: EntryFilter[] = [
-  { kind: null, domain: null, idPrefix: null },
-  { kind: 'note', domain: null, idPrefix: null },
-  { kind: 'not', domain: null, idPrefix: null },
+  { kind: undefined, domain: undefined, idPrefix: null },
+  { kind: 'note', domain: undefined, idPrefix: null },
+  { kind: 'not', domain: undefined, idPrefix: null },
   { kind: 'decision', domain: 'db', idPrefix: null },
-  { kind: null, domain: '', idPrefix: null },
-  { kind: null, domain: 'd', idPrefix: null },
-  { kind: null, domain: 'db', idPrefix: null },
-  { kind: null, domain: null, idPrefix: 'a' },
-  { kind: null, domain: null, idPrefix: 'b13' },
+  { kind: undefined, domain: '', idPrefix: null },
+  { kind: undefined, domain: 'd', idPrefix: null },
+  { kind: undefined, domain: 'db', idPrefix: null },
+  { kind: undefined, domain: undefined, idPrefix: 'a' },
+  { kind: undefined, domain: undefined, idPrefix: 'b13' },
   { kind: 'note', domain: '', idPrefix: 'c' },
   // Longer than the id it starts: not a match, whatever follows the id where the strings lie.
-  { kind: null, domain: null, idPrefix: 'a0n' },
-  { kind: null, domain: null, idPrefix: 'b1d' },
+  { kind: undefined, domain: undefined, idPrefix: 'a0n' },
+  { kind: undefined, domain: undefined, idPrefix: 'b1d' },
+  { kind: null, domain: undefined, idPrefix: null },
+  { kind: undefined, domain: null, idPrefix: null },
+  { kind: null, domain: null, idPrefix: null },
+  { kind: 'note', domain: null, idPrefix: null },
+  { kind: null, domain: 'db', idPrefix: null },
+  { kind: null, domain: '', idPrefix: 'a' },
 ];
 
 function same(adopted: Catalog, built: Catalog, probeIds: string[]): void {
@@ -71,7 +80,7 @@ function same(adopted: Catalog, built: Catalog, probeIds: string[]): void {
   expect(adopted.save()).toEqual(encodeCatalog(built.values()));
   expect(built.save()).toEqual(encodeCatalog(built.values()));
   for (const filter of FILTERS) {
-    const matching = [...built.values()].filter((e) => (filter.kind === null || e.kind === filter.kind) && (filter.domain === null || e.domain === filter.domain) && (filter.idPrefix === null || e.id.startsWith(filter.idPrefix))).map((e) => e.no);
+    const matching = [...built.values()].filter((e) => (filter.kind === undefined || e.kind === filter.kind) && (filter.domain === undefined || e.domain === filter.domain) && (filter.idPrefix === null || e.id.startsWith(filter.idPrefix))).map((e) => e.no);
     for (const [offset, limit] of [[0, 1000], [1, 2], [6, 3]] as const) {
       const page = { nos: matching.slice(offset, offset + limit), total: matching.length };
       expect(adopted.page(filter, offset, limit), `page of ${JSON.stringify(filter)} from ${offset}`).toEqual(page);

@@ -68,9 +68,7 @@ describe('list', () => {
     ['limit zero', { limit: 0 }, '0'],
     ['limit too large', { limit: 5000 }, '5000'],
     ['kind empty', { kind: '' }, '""'],
-    // null is not read as "no filter": a reader of list({ kind: null }) expects the memories without a kind.
-    ['kind null', { kind: null }, 'options.kind must be a non-empty string of at most 256 characters (leave it out to list every kind), received null'],
-    ['domain null', { domain: null }, 'options.domain must be a non-empty string of at most 256 characters (leave it out to list every domain), received null'],
+    ['kind not a string', { kind: 7 }, 'options.kind must be a non-empty string of at most 256 characters (leave it out to list every kind), received 7'],
     ['idPrefix not a string', { idPrefix: 7 }, '7'],
     ['unknown key', { order: 'desc' }, 'order'],
     ['options not an object', 'all', '"all"'],

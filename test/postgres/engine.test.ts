@@ -56,6 +56,8 @@ const OPTIONS: Array<[string, RecallOptions]> = [
   ['a one-day half-life', { halfLifeDays: 1 }],
   ['filter', { filter: { kind: ['fact', 'decision'], domain: 'storage' } }],
   ['metadata filter', { filter: { metadata: { team: 'core' } } }],
+  ['without a domain', { filter: { domain: null } }],
+  ['a kind or none, a domain or none', { filter: { kind: ['ticket', null], domain: [null, 'storage'] } }],
   ['rerank', { rerank: true }],
   ['no explanations', { explain: false, depth: 1 }],
 ];
@@ -104,7 +106,9 @@ describe('PostgresMemory answers as HybridMemory does', () => {
   });
 
   it('list pages through the same memories', async () => {
-    for (const options of [{}, { limit: 7, offset: 3 }, { kind: 'fact' }, { domain: 'infra', limit: 2 }, { idPrefix: 'adr-0' }, { idPrefix: 'x1', kind: 'idea' }]) {
+    const lists = [{}, { limit: 7, offset: 3 }, { kind: 'fact' }, { domain: 'infra', limit: 2 }, { idPrefix: 'adr-0' }, { idPrefix: 'x1', kind: 'idea' },
+      { domain: null }, { domain: null, kind: 'process', limit: 1, offset: 1 }, { kind: null }, { kind: null, domain: null, idPrefix: 'c' }];
+    for (const options of lists) {
       expect(await pg.list(options)).toEqual(await mem.list(options));
     }
     expect(await codeOf(pg.list({ limit: 0 }))).toBe('INVALID_ARGUMENT');
@@ -169,6 +173,33 @@ describe('PostgresMemory writes', () => {
       }
       await m.ready();
       expect(await p.get('a')).toEqual(await m.get('a'));
+    } finally {
+      await p.close();
+      await m.close();
+    }
+  });
+
+  it('null lists and filters the memories without a kind or domain, as in the embedded store', async () => {
+    const p = await openPg(cluster());
+    const m = await openMemory();
+    try {
+      for (const s of [p, m]) {
+        await s.storeMany([
+          { id: 'a', text: 'storage decision', kind: 'decision', domain: 'storage' },
+          { id: 'b', text: 'storage note without a kind' },
+          { id: 'c', text: 'storage note in pricing', domain: 'pricing' },
+        ]);
+        await s.update('a', { domain: null });
+      }
+      await m.ready();
+      for (const options of [{ kind: null }, { domain: null }, { kind: null, domain: null }, { kind: 'decision', domain: null }]) {
+        expect((await p.list(options)).records.map((r) => r.id), JSON.stringify(options)).toEqual((await m.list(options)).records.map((r) => r.id));
+      }
+      expect((await p.list({ domain: null })).records.map((r) => r.id)).toEqual(['a', 'b']);
+      for (const filter of [{ kind: null }, { kind: [null, 'decision'] }, { domain: null }, { domain: ['pricing', null], kind: null }]) {
+        expect(comparable(await p.recall('storage', { filter })), JSON.stringify(filter)).toEqual(comparable(await m.recall('storage', { filter })));
+      }
+      expect((await p.recall('storage', { filter: { kind: null } })).map((h) => h.id).sort()).toEqual(['b', 'c']);
     } finally {
       await p.close();
       await m.close();
