@@ -17,12 +17,12 @@ export class Params {
   }
 }
 
-/** Keeps the rows whose `column` is one of `labels`; null among them keeps the rows without one. */
+/** Keeps the rows whose `column` is one of `labels` (none when it is empty); null among them keeps the rows without one. */
 export function labelSql(column: string, labels: ReadonlySet<string | null>, p: Params): string {
   const values = [...labels].filter((label) => label !== null);
   const conds = values.length > 0 ? [`${column} = ANY(${p.add(values)})`] : [];
   if (labels.has(null)) conds.push(`${column} IS NULL`);
-  return conds.length === 1 ? conds[0]! : `(${conds.join(' OR ')})`;
+  return conds.length === 0 ? 'false' : conds.length === 1 ? conds[0]! : `(${conds.join(' OR ')})`;
 }
 
 /**

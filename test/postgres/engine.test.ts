@@ -58,6 +58,7 @@ const OPTIONS: Array<[string, RecallOptions]> = [
   ['metadata filter', { filter: { metadata: { team: 'core' } } }],
   ['without a domain', { filter: { domain: null } }],
   ['a kind or none, a domain or none', { filter: { kind: ['ticket', null], domain: [null, 'storage'] } }],
+  ['an empty list of kinds', { filter: { kind: [] } }],
   ['rerank', { rerank: true }],
   ['no explanations', { explain: false, depth: 1 }],
 ];
