@@ -128,11 +128,21 @@ describe('PostgresMemory answers as HybridMemory does', () => {
   });
 });
 
+/** Runs `run` on a fresh Postgres store and a fresh embedded one, and closes both however it ends. */
+async function sideBySide(run: (p: PostgresMemory, m: HybridMemory) => Promise<void>): Promise<void> {
+  const p = await openPg(cluster());
+  const m = await openMemory();
+  try {
+    await run(p, m);
+  } finally {
+    await p.close();
+    await m.close();
+  }
+}
+
 describe('PostgresMemory writes', () => {
   it('update re-indexes every leg, forget removes a memory and reopens what it superseded', async () => {
-    const p = await openPg(cluster());
-    const m = await openMemory();
-    try {
+    await sideBySide(async (p, m) => {
       for (const s of [p, m]) {
         await fill(s);
         await s.update('backfill', { text: 'Backfill moved to 04:00 on the archive cluster', metadata: { team: 'data' } });
@@ -154,16 +164,11 @@ describe('PostgresMemory writes', () => {
       await p.unrelate((await p.edges('price-new', { direction: 'out' }))[0]!.id);
       expect((await p.get('price-old'))!.validTo).toBeNull();
       expect((await p.stats()).memories).toBe((await m.stats()).memories);
-    } finally {
-      await p.close();
-      await m.close();
-    }
+    });
   });
 
   it("update's patch: an undefined field is left as it is and null clears it, as in the embedded store", async () => {
-    const p = await openPg(cluster());
-    const m = await openMemory();
-    try {
+    await sideBySide(async (p, m) => {
       for (const s of [p, m]) {
         await s.store({ id: 'a', text: 'the build uses webpack', kind: 'decision', domain: 'build', metadata: { team: 'web' }, validFrom: NOW - 10 * DAY, validTo: NOW - DAY });
         await s.update('a', { text: 'the build uses vite', kind: undefined, domain: undefined, metadata: undefined, validTo: undefined });
@@ -174,16 +179,11 @@ describe('PostgresMemory writes', () => {
       }
       await m.ready();
       expect(await p.get('a')).toEqual(await m.get('a'));
-    } finally {
-      await p.close();
-      await m.close();
-    }
+    });
   });
 
   it('null lists and filters the memories without a kind or domain, as in the embedded store', async () => {
-    const p = await openPg(cluster());
-    const m = await openMemory();
-    try {
+    await sideBySide(async (p, m) => {
       for (const s of [p, m]) {
         await s.storeMany([
           { id: 'a', text: 'storage decision', kind: 'decision', domain: 'storage' },
@@ -201,10 +201,7 @@ describe('PostgresMemory writes', () => {
         expect(comparable(await p.recall('storage', { filter })), JSON.stringify(filter)).toEqual(comparable(await m.recall('storage', { filter })));
       }
       expect((await p.recall('storage', { filter: { kind: null } })).map((h) => h.id).sort()).toEqual(['b', 'c']);
-    } finally {
-      await p.close();
-      await m.close();
-    }
+    });
   });
 
   it('a failing batch writes nothing: duplicate ids, bad input, an embedder that throws', async () => {
