@@ -30,7 +30,8 @@ export interface ToolDefinition {
 const id = (description: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, description });
 const ids = (description: string, maxItems: number): JsonSchema => ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH }, minItems: 1, maxItems, description });
 const label = (description: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: MAX_LABEL_LENGTH, description });
-const labels = (description: string): JsonSchema => ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: MAX_LABEL_LENGTH }, minItems: 1, maxItems: 20, description });
+/** A filter's labels; `null` among them keeps the memories stored without one, as `recall`'s filter does. */
+const labels = (description: string): JsonSchema => ({ type: 'array', items: { type: ['string', 'null'], minLength: 1, maxLength: MAX_LABEL_LENGTH }, minItems: 1, maxItems: 20, description });
 const date = (description: string): JsonSchema => ({ type: 'string', minLength: 4, maxLength: 64, description: `${description} ISO 8601, e.g. "2026-03-01" or "2026-03-01T09:30:00Z".` });
 const query: JsonSchema = {
   type: 'string',
@@ -92,8 +93,8 @@ export const MEMORY_RECALL: ToolDefinition = {
       },
       asOf: date('Answer as of this time: only memories recorded by then, judged current or historical then.'),
       includeHistorical: { type: 'boolean', description: 'Default true. false returns only memories that are still true.' },
-      kind: labels('Only memories of these kinds.'),
-      domain: labels('Only memories of these domains.'),
+      kind: labels('Only memories of these kinds; null in the list also keeps the memories stored without a kind.'),
+      domain: labels('Only memories of these domains; null in the list also keeps the memories stored without a domain.'),
       metadata: metadata('Only memories whose metadata has exactly these values.'),
       anchors: ids('Memory ids (from earlier hits) to start from: also finds memories linked to them.', 10),
       depth: { type: 'integer', minimum: 1, maximum: 4, description: 'How many links away from the anchors to look. Default 2.' },

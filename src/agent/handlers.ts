@@ -61,8 +61,8 @@ async function recall(mem: HybridMemory, args: Args): Promise<RecallResult> {
   if (args['anchors'] !== undefined) options.anchors = args['anchors'] as string[];
   if (args['depth'] !== undefined) options.depth = args['depth'] as number;
   const filter: RecallFilter = {};
-  if (args['kind'] !== undefined) filter.kind = args['kind'] as string[];
-  if (args['domain'] !== undefined) filter.domain = args['domain'] as string[];
+  if (args['kind'] !== undefined) filter.kind = args['kind'] as Array<string | null>;
+  if (args['domain'] !== undefined) filter.domain = args['domain'] as Array<string | null>;
   if (args['metadata'] !== undefined) filter.metadata = args['metadata'] as Args;
   if (Object.keys(filter).length > 0) options.filter = filter;
   const hits = await mem.recall(args['query'] as string, options);

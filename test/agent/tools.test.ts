@@ -4,6 +4,7 @@ import {
   EDGE_TYPES, HybridMemory, TOOL_DEFINITIONS, TOOL_NAMES, handleToolCall, isToolError, toolSchemas, validateToolArguments,
   type Context, type JsonSchema, type ToolError, type ToolName,
 } from '../../src/index.js';
+import { typesOf } from '../../src/agent/json-schema.js';
 import { DAY, NOW, openMemory } from '../support/memory.js';
 
 const ok = <T>(result: object): T => {
@@ -146,6 +147,24 @@ describe('handleToolCall', () => {
     expect(hits[0]!.id).toBe(stored.id);
   });
 
+  it('recalls the memories stored without a kind or domain when the filter holds null', async () => {
+    await mem.store({ id: 'unlabelled-note', text: 'Quarterly audit: the vendor list lives in the finance wiki' });
+    await mem.store({ id: 'labelled-note', text: 'Quarterly audit: the vendor list moved to the procurement wiki', kind: 'decision', domain: 'finance' });
+    const ids = async (filter: object) =>
+      ok<{ hits: Array<{ id: string }> }>(await handleToolCall(mem, 'memory_recall', { query: 'quarterly audit vendor list', mode: 'lexical', k: 10, ...filter })).hits.map((h) => h.id).sort();
+    expect(await ids({ kind: [null] })).toEqual(['unlabelled-note']);
+    expect(await ids({ domain: [null] })).toEqual(['unlabelled-note']);
+    expect(await ids({ kind: ['decision', null] })).toEqual(['labelled-note', 'unlabelled-note']);
+    expect(await ids({ kind: ['decision'] })).toEqual(['labelled-note']);
+    const anthropic = toolSchemas({ format: 'anthropic', tools: ['memory_recall'] })[0]!.input_schema;
+    const mcp = toolSchemas({ format: 'mcp', tools: ['memory_recall'] })[0]!.inputSchema;
+    for (const schema of [anthropic, mcp]) expect(schema.properties!['kind']!.items!.type).toEqual(['string', 'null']);
+    const strict = toolSchemas({ format: 'openai', strict: true, tools: ['memory_recall'] })[0]!.function.parameters;
+    expect(strict.properties!['domain']).toMatchObject({ type: ['array', 'null'], items: { type: ['string', 'null'] } });
+    await mem.forget('unlabelled-note');
+    await mem.forget('labelled-note');
+  });
+
   it('answers as of a past time', async () => {
     await mem.store({ id: 'plan-a', text: 'Launch plan: ship the beta in March', createdAt: NOW - 60 * DAY });
     ok(await handleToolCall(mem, 'memory_store', { id: 'plan-b', text: 'Launch plan: ship the beta in May', supersedes: ['plan-a'] }));
@@ -239,7 +258,9 @@ describe('handleToolCall', () => {
 
 /** Arbitrary values that satisfy a schema of the subset, with optional fields present or not. */
 function valid(schema: JsonSchema): fc.Arbitrary<unknown> {
-  const type = [schema.type].flat()[0];
+  const types = typesOf(schema);
+  if (types.length > 1 && types.includes('null')) return fc.oneof(valid({ ...schema, type: types.filter((t) => t !== 'null') }), fc.constant(null));
+  const type = types[0];
   if (schema.enum) return fc.constantFrom(...schema.enum.filter((v) => v !== null));
   switch (type) {
     case 'string':
