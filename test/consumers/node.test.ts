@@ -1,30 +1,47 @@
 /**
  * A Node ESM app that installed the packed tarball (with transformers.js, its optional peer) runs
  * the README's Quick tour with the dense leg on: the model comes from the user cache that the
- * package's own `npx hybridmind model fetch` provisions, with no environment variable.
+ * package's own `npx hybridmind model fetch` provisions, with no environment variable. The same
+ * app runs on this machine's Node (20, better-sqlite3 12.x compiled here) and on the current LTS
+ * from npm, where npm installs better-sqlite3 13.x, which ships its own binaries.
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installConsumer, lastJson, run, runOk } from './support/consumer.js';
-
-let dir: string;
-
-beforeAll(async () => {
-  ({ dir } = await installConsumer('node'));
-});
+import { HOST_NODE, NODE_LTS, installNode, type NodeRuntime } from './support/node-runtime.js';
 
 interface Tour {
   legsRun: string[];
   hits: Array<{ id: string; status: string; legs: string[] }>;
 }
 
-describe('a Node app from the packed package', () => {
+const RUNTIMES: Array<{ label: string; fixture: string; betterSqlite3: RegExp; runtime: () => Promise<NodeRuntime> }> = [
+  { label: `this machine's Node (${process.version})`, fixture: 'node', betterSqlite3: /^12\./, runtime: async () => HOST_NODE },
+  { label: `Node ${NODE_LTS} from npm`, fixture: 'node-lts', betterSqlite3: /^13\./, runtime: () => installNode(NODE_LTS) },
+];
+
+describe.each(RUNTIMES)('a Node app from the packed package, on $label', ({ fixture, betterSqlite3, runtime }) => {
+  let dir: string;
+  let node: NodeRuntime;
+
+  beforeAll(async () => {
+    node = await runtime();
+    ({ dir } = await installConsumer(fixture, { ...(fixture === 'node' ? {} : { base: 'node' }), env: node.env }));
+  });
+
+  it('runs on the Node it names, with the better-sqlite3 major npm installs there', async () => {
+    const probe = await runOk('node', ['-e', "console.log(JSON.stringify({ node: process.version, betterSqlite3: require('better-sqlite3/package.json').version }))"], { cwd: dir, env: node.env });
+    const report = lastJson<{ node: string; betterSqlite3: string }>(probe.stdout);
+    expect(report.node).toBe(node.version);
+    expect(report.betterSqlite3).toMatch(betterSqlite3);
+  });
+
   it('provisions the model with the package command, then runs the Quick tour with the dense leg', async () => {
-    const fetched = await runOk('npx', ['hybridmind', 'model', 'fetch'], { cwd: dir });
+    const fetched = await runOk('npx', ['hybridmind', 'model', 'fetch'], { cwd: dir, env: node.env });
     expect(fetched.stdout).toMatch(/ready: .*hybridmind\/models\/Xenova\/all-MiniLM-L6-v2/);
-    const { HYBRIDMIND_MODEL_DIR: _dir, HYBRIDMIND_CACHE_DIR: _cache, ...env } = process.env;
+    const { HYBRIDMIND_MODEL_DIR: _dir, HYBRIDMIND_CACHE_DIR: _cache, ...env } = node.env;
     const result = await runOk('node', ['tour.mjs'], { cwd: dir, env });
     const tour = lastJson<Tour>(result.stdout.split('\n').filter((l) => l.includes('legsRun')).join('\n'));
     expect([...tour.legsRun].sort()).toEqual(['graph', 'lexical', 'time', 'vector']);
@@ -37,7 +54,7 @@ describe('a Node app from the packed package', () => {
   });
 
   it('keeps a durable file store through `hybridmind/node` and better-sqlite3: a new file gets 8 KiB pages, its derived files beside it load, a reopen answers', async () => {
-    const result = await runOk('node', ['file-store.mjs'], { cwd: dir });
+    const result = await runOk('node', ['file-store.mjs'], { cwd: dir, env: node.env });
     const report = lastJson<{ pageSize: number; derivedFiles: string[]; reopen: string[]; memories: number; edges: string[][]; hits: string[]; metadata: unknown[] }>(result.stdout);
     expect(report.pageSize).toBe(8192);
     expect(report.derivedFiles).toEqual(['catalog.bin', 'edge-types.bin', 'entities.bin', 'lexical.bin']);
@@ -49,7 +66,7 @@ describe('a Node app from the packed package', () => {
   });
 
   it('saves a large store\'s vector codes in parts and its HNSW graph without the vectors, and a reopen loads them instead of rebuilding', async () => {
-    const result = await runOk('node', ['reopen.mjs'], { cwd: dir });
+    const result = await runOk('node', ['reopen.mjs'], { cwd: dir, env: node.env });
     const report = lastJson<{ saved: { ann: string[]; derived: string[] }; reopen: string[]; same: boolean }>(result.stdout);
     expect(report.saved.ann).toEqual(['dense']);
     expect(report.saved.derived).toEqual(expect.arrayContaining(['lexical', 'quantized', 'quantized#1']));
@@ -61,7 +78,7 @@ describe('a Node app from the packed package', () => {
   it('without a provisioned model it warns by default, naming the command, and runs without the dense leg', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'hybridmind-nocache-'));
     try {
-      const env: NodeJS.ProcessEnv = { ...process.env, HYBRIDMIND_CACHE_DIR: empty };
+      const env: NodeJS.ProcessEnv = { ...node.env, HYBRIDMIND_CACHE_DIR: empty };
       delete env.HYBRIDMIND_MODEL_DIR;
       const result = await runOk('node', ['tour.mjs'], { cwd: dir, env });
       expect(result.stderr).toContain('npx hybridmind model fetch');
@@ -77,14 +94,14 @@ describe('a Node app from the packed package', () => {
   });
 
   it('a CommonJS app require()s the entries (Node ≥ 20.19 loads ES modules that way) and stores and recalls', async () => {
-    const result = await runOk('node', ['require.cjs'], { cwd: dir });
+    const result = await runOk('node', ['require.cjs'], { cwd: dir, env: node.env });
     expect(lastJson(result.stdout)).toEqual({ hits: ['order-4821'], code: 'INVALID_ARGUMENT', loaded: ['function', 'function', 'function', 'function'] });
     expect(result.stderr).toBe('');
   });
 
   it('hybridmind/worker in Node, hybridmind/mcp without the MCP SDK and hybridmind/postgres without pg fail with coded errors', async () => {
     const probe = (specifier: string) => run('node', ['--input-type=module', '-e',
-      `import(${JSON.stringify(specifier)}).then(() => console.log('{"loaded":true}'), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))`], { cwd: dir });
+      `import(${JSON.stringify(specifier)}).then(() => console.log('{"loaded":true}'), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))`], { cwd: dir, env: node.env });
     const worker = lastJson<{ code: string; message: string }>((await probe('hybridmind/worker')).stdout);
     expect(worker.code).toBe('UNSUPPORTED');
     expect(worker.message).toContain('HybridMemory.open()');
@@ -92,7 +109,7 @@ describe('a Node app from the packed package', () => {
     expect(mcp.code).toBe('MISSING_DEPENDENCY');
     expect(mcp.message).toContain('npm install @modelcontextprotocol/sdk');
     const postgres = lastJson<{ code: string; message: string }>((await run('node', ['--input-type=module', '-e',
-      "import('hybridmind/postgres').then((m) => m.PostgresMemory.open({ connection: 'postgres://localhost/x', embedder: null })).then(() => console.log('{}'), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))"], { cwd: dir })).stdout);
+      "import('hybridmind/postgres').then((m) => m.PostgresMemory.open({ connection: 'postgres://localhost/x', embedder: null })).then(() => console.log('{}'), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))"], { cwd: dir, env: node.env })).stdout);
     expect(postgres.code).toBe('MISSING_DEPENDENCY');
     expect(postgres.message).toContain('npm install pg');
   });

@@ -60,12 +60,14 @@ export async function treeBytes(dir: string): Promise<number> {
 /**
  * Copies fixture `name` next to the packed tarball and installs it with npm, as its users would
  * (`file:../hybridmind.tgz` stands for `hybridmind` from the registry). Records the size of its
- * node_modules in test-results/consumers/<name>.json for the README's table.
+ * node_modules in test-results/consumers/<name>.json for the README's table. `base` is a fixture
+ * copied first, whose files `name`'s replace (its own package.json, say); `env` is what npm runs with.
  */
-export async function installConsumer(name: string): Promise<{ dir: string; nodeModulesBytes: number }> {
+export async function installConsumer(name: string, { base, env }: { base?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ dir: string; nodeModulesBytes: number }> {
   const dir = join(inject('consumersDir'), name);
+  if (base !== undefined) await cp(join(FIXTURES, base), dir, { recursive: true });
   await cp(join(FIXTURES, name), dir, { recursive: true });
-  await runOk('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeoutMs: 480_000 });
+  await runOk('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeoutMs: 480_000, ...(env ? { env } : {}) });
   const nodeModulesBytes = await treeBytes(join(dir, 'node_modules'));
   const results = join(ROOT, 'test-results/consumers');
   await mkdir(results, { recursive: true });
