@@ -9,16 +9,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { installConsumer, runOk } from './support/consumer.js';
+import { runOk } from './support/consumer.js';
+import { NODE_TARGETS, expectRunsOn, installOn, type NodeRuntime } from './support/node-runtime.js';
 
-let dir: string;
-
-beforeAll(async () => {
-  ({ dir } = await installConsumer('mcp'));
-});
-
-async function serve(args: string[]): Promise<Client> {
-  const transport = new StdioClientTransport({ command: 'npx', args: ['hybridmind-mcp', ...args], cwd: dir, env: getDefaultEnvironment(), stderr: 'pipe' });
+async function serve(dir: string, node: NodeRuntime, args: string[]): Promise<Client> {
+  // The SDK passes a client's child only these variables, so PATH is where the runtime comes from.
+  const env = { ...getDefaultEnvironment(), PATH: node.env['PATH'] ?? '' };
+  const transport = new StdioClientTransport({ command: 'npx', args: ['hybridmind-mcp', ...args], cwd: dir, env, stderr: 'pipe' });
   const client = new Client({ name: 'consumer-mcp', version: '0.0.0' });
   await client.connect(transport);
   return client;
@@ -30,9 +27,17 @@ async function call<T>(client: Client, name: string, args: Record<string, unknow
   return result.structuredContent as T;
 }
 
-describe('hybridmind-mcp from the packed package', () => {
+describe.each(NODE_TARGETS)('hybridmind-mcp from the packed package, on $label', (target) => {
+  let dir: string;
+  let node: NodeRuntime;
+
+  beforeAll(async () => {
+    ({ dir, node } = await installOn('mcp', target));
+  });
+
   it('serves the five tools on a file, and the store moves through export and import', async () => {
-    const server = await serve(['--file', 'agent.db', '--no-embedder']);
+    await expectRunsOn(dir, node, target);
+    const server = await serve(dir, node, ['--file', 'agent.db', '--no-embedder']);
     try {
       expect((await server.listTools()).tools.map((t) => t.name)).toEqual(['memory_store', 'memory_recall', 'memory_relate', 'memory_forget', 'memory_context']);
       await call(server, 'memory_store', { id: 'adr-003', text: 'ADR-003: agent memory lives in IndexedDB', kind: 'decision', validFrom: '2025-10-01' });
@@ -46,9 +51,9 @@ describe('hybridmind-mcp from the packed package', () => {
       await server.close();
     }
 
-    await runOk('npx', ['hybridmind-mcp', 'export', 'backup.mind.zip', '--file', 'agent.db'], { cwd: dir });
-    await runOk('npx', ['hybridmind-mcp', 'import', 'backup.mind.zip', '--file', join('moved', 'agent.db')], { cwd: dir });
-    const reader = await serve(['--file', join('moved', 'agent.db'), '--no-embedder', '--read-only']);
+    await runOk('npx', ['hybridmind-mcp', 'export', 'backup.mind.zip', '--file', 'agent.db'], { cwd: dir, env: node.env });
+    await runOk('npx', ['hybridmind-mcp', 'import', 'backup.mind.zip', '--file', join('moved', 'agent.db')], { cwd: dir, env: node.env });
+    const reader = await serve(dir, node, ['--file', join('moved', 'agent.db'), '--no-embedder', '--read-only']);
     try {
       expect((await reader.listTools()).tools.map((t) => t.name)).toEqual(['memory_recall', 'memory_context']);
       const { hits } = await call<{ hits: Array<{ id: string; status: string }> }>(reader, 'memory_recall', { query: 'what does the sync service depend on?' });

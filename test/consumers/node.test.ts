@@ -9,33 +9,24 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { installConsumer, lastJson, run, runOk } from './support/consumer.js';
-import { HOST_NODE, NODE_LTS, installNode, type NodeRuntime } from './support/node-runtime.js';
+import { lastJson, run, runOk } from './support/consumer.js';
+import { NODE_TARGETS, expectRunsOn, installOn, type NodeRuntime } from './support/node-runtime.js';
 
 interface Tour {
   legsRun: string[];
   hits: Array<{ id: string; status: string; legs: string[] }>;
 }
 
-const RUNTIMES: Array<{ label: string; fixture: string; betterSqlite3: RegExp; runtime: () => Promise<NodeRuntime> }> = [
-  { label: `this machine's Node (${process.version})`, fixture: 'node', betterSqlite3: /^12\./, runtime: async () => HOST_NODE },
-  { label: `Node ${NODE_LTS} from npm`, fixture: 'node-lts', betterSqlite3: /^13\./, runtime: () => installNode(NODE_LTS) },
-];
-
-describe.each(RUNTIMES)('a Node app from the packed package, on $label', ({ fixture, betterSqlite3, runtime }) => {
+describe.each(NODE_TARGETS)('a Node app from the packed package, on $label', (target) => {
   let dir: string;
   let node: NodeRuntime;
 
   beforeAll(async () => {
-    node = await runtime();
-    ({ dir } = await installConsumer(fixture, { ...(fixture === 'node' ? {} : { base: 'node' }), env: node.env }));
+    ({ dir, node } = await installOn('node', target));
   });
 
   it('runs on the Node it names, with the better-sqlite3 major npm installs there', async () => {
-    const probe = await runOk('node', ['-e', "console.log(JSON.stringify({ node: process.version, betterSqlite3: require('better-sqlite3/package.json').version }))"], { cwd: dir, env: node.env });
-    const report = lastJson<{ node: string; betterSqlite3: string }>(probe.stdout);
-    expect(report.node).toBe(node.version);
-    expect(report.betterSqlite3).toMatch(betterSqlite3);
+    await expectRunsOn(dir, node, target);
   });
 
   it('provisions the model with the package command, then runs the Quick tour with the dense leg', async () => {
