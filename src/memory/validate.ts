@@ -2,7 +2,7 @@ import { HybridMindError, invalid } from '../errors.js';
 import type { Embedder } from '../embedder/types.js';
 import type { Metadata, TimeInput } from '../types.js';
 import {
-  edgeTypeProblem, idProblem, isPlainObject, jsonValueProblem, labelProblem, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
+  edgeTypeProblem, idProblem, isPlainObject, jsonValueProblem, labelProblem, MAX_METADATA_DEPTH, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, textProblem, timeProblem,
 } from '../validation/rules.js';
 import { normalizeInto, squaredNorm } from '../util/vector.js';
 
@@ -99,10 +99,10 @@ export function checkOptionalTime(method: string, name: string, value: unknown):
 export function checkMetadata(method: string, name: string, value: unknown): Metadata {
   if (value === undefined || value === null) return {};
   if (!isPlainObject(value)) throw invalid(method, `${name} must be a plain object`, value);
-  const bad = jsonValueProblem(value);
+  const bad = jsonValueProblem(value, MAX_METADATA_DEPTH);
   if (bad?.unstorable) throw invalid(method, `${name} must hold well-formed Unicode without U+0000; ${bad.path.slice(1)} ${bad.problem}`, value);
   if (bad !== null) {
-    throw invalid(method, `${name}${bad.path} ${bad.problem}; metadata holds JSON values (null, booleans, finite numbers, strings, arrays, plain objects, and Dates kept as ISO-8601 strings)`, bad.found);
+    throw invalid(method, `${name}${bad.path} ${bad.problem}; metadata holds JSON values (null, booleans, finite numbers, strings, arrays, plain objects, and Dates kept as ISO-8601 strings) nested at most ${MAX_METADATA_DEPTH} deep`, bad.found);
   }
   let json: string;
   try {

@@ -84,8 +84,16 @@ export interface JsonValueProblem {
 }
 
 /**
+ * How deep metadata may nest, counting the metadata object itself: MongoDB's limit for a
+ * document. Without one, deep nesting was refused only where `JSON.stringify` ran out of stack
+ * (Node 20, ~5,000 levels) and taken where it no longer does (Node 26), so whether a memory could be
+ * stored depended on the runtime, and one stored on the second could fail to copy on the first.
+ */
+export const MAX_METADATA_DEPTH = 100;
+
+/**
  * The first place inside `value`, depth first, holding a string or key `isStorable` refuses or a
- * value JSON would drop or change, or null. Metadata is stored as JSON text, so a function or
+ * value JSON would drop or change, or an object or array nested deeper than `maxDepth`, or null. Metadata is stored as JSON text, so a function or
  * symbol would vanish, NaN and Infinity would come back as null and a Map or class instance as
  * `{}`, all without a word, while the worker client refuses a function or symbol outright because
  * the structured clone cannot copy it: refusing them here gives one answer on every transport. A
@@ -94,26 +102,28 @@ export interface JsonValueProblem {
  * deep. Cycles are left to `JSON.stringify`, which names them; the walk visits each object once,
  * so it ends on them too.
  */
-export function jsonValueProblem(value: unknown): JsonValueProblem | null {
+export function jsonValueProblem(value: unknown, maxDepth = Infinity): JsonValueProblem | null {
   const seen = new Set<object>();
-  // Each entry: a value, its path, and the key it sits under (checked when it is reached, so keys and values go depth first).
-  const stack: Array<[unknown, string, string | null]> = [[value, '', null]];
+  // Each entry: a value, its path, the key it sits under (checked when it is reached, so keys and
+  // values go depth first) and how many objects and arrays hold it.
+  const stack: Array<[unknown, string, string | null, number]> = [[value, '', null, 0]];
   while (stack.length > 0) {
-    const [v, path, key] = stack.pop()!;
+    const [v, path, key, depth] = stack.pop()!;
     if (key !== null && !isStorable(key)) return { path, problem: 'has a key with a lone UTF-16 surrogate or a NUL', found: key, unstorable: true };
     if (typeof v === 'string' && !isStorable(v)) return { path, problem: 'has a lone UTF-16 surrogate or a NUL', found: v, unstorable: true };
     const problem = jsonLeafProblem(v);
     if (problem !== null) return { path, problem, found: v, unstorable: false };
     if (typeof v !== 'object' || v === null || v instanceof Date || seen.has(v)) continue;
+    if (depth === maxDepth) return { path, problem: `nests deeper than ${maxDepth} objects and arrays`, found: v, unstorable: false };
     seen.add(v);
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) {
         if (v[i] === undefined) return { path: `${path}[${i}]`, problem: 'is undefined or a hole, which JSON writes as null', found: undefined, unstorable: false };
-        stack.push([v[i], `${path}[${i}]`, null]);
+        stack.push([v[i], `${path}[${i}]`, null, depth + 1]);
       }
     } else {
       const entries = Object.entries(v).filter(([, x]) => x !== undefined);
-      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${path}.${entries[i]![0]}`, entries[i]![0]]);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${path}.${entries[i]![0]}`, entries[i]![0], depth + 1]);
     }
   }
   return null;

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { HybridMemory, HybridMindError } from '../../src/index.js';
-import { jsonValueProblem } from '../../src/validation/rules.js';
+import { jsonValueProblem, MAX_METADATA_DEPTH } from '../../src/validation/rules.js';
 import { codeOf } from '../support/errors.js';
 import { openMemory } from '../support/memory.js';
 
@@ -92,6 +92,20 @@ describe('metadata that JSON would change is refused', () => {
     const error = await mem.store({ text: 'x', metadata: cycle }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HybridMindError);
     expect((error as HybridMindError).message).toMatch(/^store: input\.metadata must be JSON-serialisable/);
-    expect(await codeOf(mem.store({ text: 'x', metadata: { deep: JSON.parse(`${'['.repeat(5000)}${']'.repeat(5000)}`) as unknown } }))).toBe('INVALID_ARGUMENT');
+  });
+
+  it('nesting past 100 objects and arrays is refused on every runtime, not where JSON.stringify runs out of stack', async () => {
+    mem = await openMemory({ embedder: null });
+    // The metadata object is the first level, so `levels` of them holds levels − 1 arrays.
+    const nested = (levels: number) => ({ deep: JSON.parse(`${'['.repeat(levels - 1)}7${']'.repeat(levels - 1)}`) as unknown });
+    const id = await mem.store({ text: 'x', metadata: nested(MAX_METADATA_DEPTH) });
+    expect(JSON.stringify((await mem.get(id))?.metadata)).toBe(JSON.stringify(nested(MAX_METADATA_DEPTH)));
+    const refused = await mem.store({ text: 'x', metadata: nested(MAX_METADATA_DEPTH + 1) }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(HybridMindError);
+    expect((refused as HybridMindError).message).toMatch(new RegExp(`^store: input\\.metadata\\.deep(\\[0\\]){${MAX_METADATA_DEPTH - 1}} nests deeper than ${MAX_METADATA_DEPTH} objects and arrays`));
+    expect(await codeOf(mem.relate(id, id, 'RELATES_TO', { metadata: nested(5000) }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(mem.store({ text: 'x', metadata: nested(5000) }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(mem.recall('x', { filter: { metadata: nested(MAX_METADATA_DEPTH + 1) } }))).toBe('INVALID_ARGUMENT');
+    expect((await mem.stats()).memories).toBe(1);
   });
 });
