@@ -86,21 +86,22 @@ export interface JsonValueProblem {
 /**
  * How deep metadata may nest, counting the metadata object itself: MongoDB's limit for a
  * document. Without one, deep nesting was refused only where `JSON.stringify` ran out of stack
- * (Node 20, ~5,000 levels) and taken where it no longer does (Node 26), so whether a memory could be
- * stored depended on the runtime, and one stored on the second could fail to copy on the first.
+ * (Node 20, at 5,000 levels) and stored where it does not (Node 26), so whether a memory could be
+ * stored depended on the runtime.
  */
 export const MAX_METADATA_DEPTH = 100;
 
 /**
- * The first place inside `value`, depth first, holding a string or key `isStorable` refuses or a
- * value JSON would drop or change, or an object or array nested deeper than `maxDepth`, or null. Metadata is stored as JSON text, so a function or
- * symbol would vanish, NaN and Infinity would come back as null and a Map or class instance as
- * `{}`, all without a word, while the worker client refuses a function or symbol outright because
- * the structured clone cannot copy it: refusing them here gives one answer on every transport. A
- * valid Date is kept as the ISO-8601 string JSON writes for it, and an undefined property is
- * absent, as in JSON. One walk without recursion serves arguments and stored rows alike, however
- * deep. Cycles are left to `JSON.stringify`, which names them; the walk visits each object once,
- * so it ends on them too.
+ * The first place inside `value`, depth first, holding a string or key `isStorable` refuses, a
+ * value JSON would drop or change, or an object or array nested deeper than `maxDepth`; or null.
+ * Metadata is stored as JSON text, so a function or symbol would vanish, NaN and Infinity would
+ * come back as null and a Map or class instance as `{}`, all without a word, while the worker
+ * client refuses a function or symbol outright because the structured clone cannot copy it:
+ * refusing them here gives one answer on every transport. A valid Date is kept as the ISO-8601
+ * string JSON writes for it, and an undefined property is absent, as in JSON. One walk without
+ * recursion serves arguments and stored rows alike, however deep (stored rows are read with no
+ * depth limit, so a store written before it still opens). Cycles are left to `JSON.stringify`,
+ * which names them; the walk visits each object once, so it ends on them too.
  */
 export function jsonValueProblem(value: unknown, maxDepth = Infinity): JsonValueProblem | null {
   const seen = new Set<object>();
