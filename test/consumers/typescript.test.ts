@@ -4,7 +4,7 @@
  * - a web app and an edge worker (a bundler's resolution, the DOM's types);
  * - a Node server (NodeNext, Node's types and no DOM);
  * - a CommonJS app under node10 resolution, which finds the entries through `typesVersions`.
- * Each type-checks under TypeScript 5 and, but the CommonJS app, under TypeScript 7. All three are
+ * Each type-checks under TypeScript 5.9, and all but the CommonJS app under TypeScript 7 too. All are
  * strict, `exactOptionalPropertyTypes` included (an app forwards a value it may not have,
  * `{ kind: maybeKind }`), and do not skip declaration files, so a declaration that names a
  * peer's types (transformers.js), or a browser global Node's types lack (`Worker`, `WebAssembly`,
