@@ -12,16 +12,36 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a command to its end; rejects only when it cannot start. */
+/**
+ * Runs a command to its end; rejects only when it cannot start. Past `timeoutMs` its whole process
+ * group is killed: `npx` runs the command it names as a grandchild, which, killed alone, kept the
+ * output pipes open, so the run never ended and a hang showed as the test's own timeout, with no
+ * output to read.
+ */
 export function run(cmd: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
   return new Promise((done, fail) => {
-    const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], timeout: options.timeoutMs ?? 240_000, killSignal: 'SIGKILL' });
+    const timeoutMs = options.timeoutMs ?? 240_000;
+    const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
+    const timer = setTimeout(() => {
+      stderr += `\n[killed after ${timeoutMs / 1000} s with its process group]`;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, timeoutMs);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      fail(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
   });
 }
 
