@@ -66,10 +66,15 @@ async function main(argv) {
   throw new UsageError(`unknown command ${JSON.stringify(argv.join(' '))}`);
 }
 
+// The process ends when its event loop drains, not by process.exit(): on Node >= 24 that can hang
+// for good when V8 is still compiling in the background (nodejs/node#64274), and the last thing
+// `model fetch` does is hash 200 MB.
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => {
+    process.exitCode = code;
+  },
   (err) => {
     console.error(err instanceof UsageError ? `hybridmind: ${err.message}\n${USAGE}` : `hybridmind: ${err.message}`);
-    process.exit(err instanceof UsageError ? 2 : 1);
+    process.exitCode = err instanceof UsageError ? 2 : 1;
   },
 );

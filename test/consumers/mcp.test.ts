@@ -51,6 +51,11 @@ describe.each(NODE_TARGETS)('hybridmind-mcp from the packed package, on $label',
       await server.close();
     }
 
+    // stdin at its end from the start, as a client that went away leaves it: the server opens the
+    // store, closes it and ends by itself (it never calls process.exit, which can hang Node >= 24).
+    const ended = await runOk('npx', ['hybridmind-mcp', '--file', 'agent.db', '--no-embedder'], { cwd: dir, env: node.env });
+    expect(ended.stderr).toMatch(/hybridmind-mcp info: ready: 5 tools, store \S*agent\.db/);
+
     await runOk('npx', ['hybridmind-mcp', 'export', 'backup.mind.zip', '--file', 'agent.db'], { cwd: dir, env: node.env });
     await runOk('npx', ['hybridmind-mcp', 'import', 'backup.mind.zip', '--file', join('moved', 'agent.db')], { cwd: dir, env: node.env });
     const reader = await serve(dir, node, ['--file', join('moved', 'agent.db'), '--no-embedder', '--read-only']);

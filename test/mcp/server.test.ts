@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { HybridMemory, TOOL_NAMES, toolSchemas } from '../../src/index.js';
 import { findLocalModel } from '../../src/node.js';
 
@@ -196,6 +197,36 @@ describe('hybridmind-mcp options', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('--dtype must be fp32 or q8');
     expect(run.stderr).toContain('Usage: hybridmind-mcp');
+  });
+
+  // It ends by draining its event loop, not by process.exit() (which can hang Node >= 24 at
+  // shutdown), so anything left holding the loop would keep it running: the model's native runtime,
+  // or stdin, which a signal leaves open.
+  it.skipIf(!model).each(['stdin closed', 'SIGTERM', 'SIGINT'] as const)('ends by itself with exit code 0 when %s, the model loaded and the store closed', async (ending) => {
+    const file = join(dir, `ends-${ending.replace(' ', '-')}.db`);
+    const child = spawn(process.execPath, ['--import', 'tsx', BIN, '--file', file, '--model', 'models'], { cwd: ROOT, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((done) => child.once('exit', (code, signal) => done([code, signal])));
+    onTestFinished(() => void child.kill('SIGKILL'));
+    let stdout = '';
+    let heard = () => {};
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      heard();
+    });
+    const answered = (id: number) => new Promise<void>((done) => {
+      heard = () => stdout.split('\n').slice(0, -1).some((line) => (JSON.parse(line) as { id?: number }).id === id) && done();
+      heard();
+    });
+    const send = (message: Record<string, unknown>) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'ends', version: '0' } } });
+    await answered(1);
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/call', params: { name: 'memory_store', arguments: { id: 'car', text: 'The car needs its engine repaired before the trip' } } });
+    await answered(2);
+    if (ending === 'stdin closed') child.stdin.end();
+    else child.kill(ending);
+    expect(await exited).toEqual([0, null]);
+    expect(await memoriesIn(file)).toMatchObject({ memories: 1, semantic: 1 });
   });
 
   it.skipIf(!model)('runs on the provisioned all-MiniLM-L6-v2 and keeps its vectors across a restart', async () => {
