@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cp, lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect, inject } from 'vitest';
@@ -25,7 +25,7 @@ export function run(cmd: string, args: string[], options: { cwd: string; env?: N
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => {
-      stderr += `\n[killed after ${timeoutMs / 1000} s with its process group]`;
+      stderr += `\n[killed after ${timeoutMs / 1000} s with its process group, whose threads were then:\n${threadsOf(child.pid!)}]`;
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
@@ -43,6 +43,15 @@ export function run(cmd: string, args: string[], options: { cwd: string; env?: N
       done({ code, stdout, stderr });
     });
   });
+}
+
+/** Every thread of the session `sid` (a detached child leads its own), with what each waits on: which process of a hung command is stuck, and where. */
+function threadsOf(sid: number): string {
+  try {
+    return execFileSync('ps', ['-L', '--sid', String(sid), '-o', 'pid,tid,stat,wchan:32,comm,args'], { encoding: 'utf8' });
+  } catch (error) {
+    return `(ps failed: ${(error as Error).message})`;
+  }
 }
 
 /** Like `run`, but a non-zero exit is an error carrying the output. */
