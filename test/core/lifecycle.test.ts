@@ -104,6 +104,26 @@ describe('dimensions', () => {
     expect((await mem.stats()).dim).toBe(2);
   });
 
+  it('records the dimension and model at the first open, and reopens without a write', async () => {
+    const writes = async (driver: SqliteWasmDriver): Promise<string[]> => {
+      const seen: string[] = [];
+      const exec = driver.exec.bind(driver);
+      driver.exec = (sql, params) => {
+        if (/^\s*(BEGIN|INSERT|UPDATE|DELETE|REPLACE)/i.test(sql)) seen.push(sql.trim().split(/\s+/).slice(0, 3).join(' '));
+        exec(sql, params);
+      };
+      mem = await HybridMemory.open({ storage: driver, embedder: new HashEmbedder(384) });
+      return seen;
+    };
+    expect(await writes(await SqliteWasmDriver.open())).toContain('BEGIN IMMEDIATE');
+    await mem.store({ text: 'a' });
+    await mem.ready();
+    const bytes = await mem.exportDatabase();
+    await mem.close();
+    expect(await writes(await SqliteWasmDriver.open({ bytes }))).toEqual([]);
+    expect((await mem.stats()).dim).toBe(384);
+  });
+
   it('refuses to open a store with an embedder of another model id', async () => {
     mem = await openMemory();
     await mem.store({ text: 'a' });
