@@ -59,8 +59,10 @@ const paths = [
 ] as const;
 
 describe('loadVectorKernel', () => {
-  it('loads the bundled kernel once per process', async () => {
-    expect(await loadVectorKernel()).toBe(kernel);
+  it('compiles the bundled kernel and its threads variant once per process', async () => {
+    const again = (await loadVectorKernel())!;
+    expect(again.module).toBe(kernel.module);
+    expect(again.threads?.module).toBe(kernel.threads?.module);
   });
 
   it('accepts a precompiled module, an ArrayBuffer and a Uint8Array', async () => {
@@ -90,7 +92,7 @@ describe('loadVectorKernel', () => {
     expect(await loadVectorKernel(empty, logger)).toBeNull();
     expect(logged).toHaveLength(2);
     expect(logged[1]!.message).toMatch(/not the hybridmind vector kernel|memory|dot/);
-    expect(await loadVectorKernel(undefined, logger)).toBe(kernel);
+    expect((await loadVectorKernel(undefined, logger))!.module).toBe(kernel.module);
     expect(logged).toHaveLength(2);
   });
 

@@ -186,7 +186,7 @@ describe('the int8 kernel', () => {
     plain.codes.set(withKernel.codes);
     expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), withKernel.query16, strideOf(dim))).not.toBeNull();
     plain.query16.set(withKernel.query16);
-    withKernel.dotI8(n);
+    withKernel.dotI8(n, 'test');
     const all = Int32Array.from(withKernel.dots.subarray(0, n));
     const slots = Int32Array.from([299, 0, 17, 17, 150, 3]);
     for (const arena of [withKernel, plain]) {
@@ -209,8 +209,8 @@ describe('the int8 kernel', () => {
       expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), withKernel.query16, dim)).not.toBeNull();
       plain.query16.set(withKernel.query16);
       withKernel.dots.fill(-1);
-      withKernel.dotI8(n);
-      plain.dotI8(n);
+      withKernel.dotI8(n, 'test');
+      plain.dotI8(n, 'test');
       expect(Buffer.from(withKernel.dots.buffer, withKernel.dots.byteOffset, n * 4).equals(Buffer.from(plain.dots.buffer, 0, n * 4))).toBe(true);
       for (const slot of [0, n - 1, Math.min(n - 1, 8_192)]) {
         let sum = 0;

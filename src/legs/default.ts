@@ -11,8 +11,8 @@ import { AdaptiveVectorIndex } from './vector/adaptive-index.js';
 import { FlatVectorIndex } from './vector/flat-index.js';
 import { loadVectorKernel } from './vector/kernel.js';
 
-export async function defaultLegs({ vectorKernel, ann, logger }: LegChoice): Promise<LegFactory> {
-  const kernel = vectorKernel === false ? null : await loadVectorKernel(vectorKernel, logger);
+export async function defaultLegs({ vectorKernel, ann, vectorThreads, logger }: LegChoice): Promise<LegFactory> {
+  const kernel = vectorKernel === false ? null : await loadVectorKernel(vectorKernel, logger, { threads: vectorThreads !== false });
   return {
     vector(dim, saved, read) {
       const flat = new FlatVectorIndex(dim, kernel);

@@ -326,12 +326,14 @@ export interface AnnOptions {
   saveDelayMs?: number | undefined;
 }
 
-/** What the library's own legs are configured with (`open()`'s `vectorKernel` and `ann`). */
+/** What the library's own legs are configured with (`open()`'s `vectorKernel`, `ann` and `vectorThreads`). */
 export interface LegChoice {
   /** The kernel, or `false` for the plain JavaScript scan; absent: the bundled kernel. */
   vectorKernel?: VectorKernelSource | false | undefined;
   /** `false` keeps the exact scan at any size; otherwise HNSW takes over past its threshold. */
   ann?: AnnOptions | false | undefined;
+  /** `false` keeps every int8 pass of the bundled kernel on the calling thread. */
+  vectorThreads?: boolean | undefined;
   logger: Logger;
 }
 

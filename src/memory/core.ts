@@ -58,7 +58,7 @@ export async function openCore(method: string, options: OpenOptions, chooseLegs:
   try {
     const repo = new Repository(driver);
     const dim = reconcileModel(method, repo, { dim: o.dim, embedder }, o.reembed === true);
-    const legs = await chooseLegs({ vectorKernel: o.vectorKernel, ann: o.ann, logger });
+    const legs = await chooseLegs({ vectorKernel: o.vectorKernel, ann: o.ann, vectorThreads: o.vectorThreads, logger });
     const saveAfterMs = resolveSaveDelay(o.saveIndexesAfterMs, driver);
     const indexes = new Indexes(repo, { legs, dim, logger, autoEdges, neighbourAveraging });
     indexes.rebuild();

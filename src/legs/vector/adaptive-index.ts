@@ -278,6 +278,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#stop();
     this.#state = 'off';
     this.#settle();
+    this.#flat.dispose();
   }
 
   /** {@link VectorIndex.close}: the same as `dispose`, since nothing is left to save. */

@@ -370,6 +370,7 @@ export class FlatVectorIndex implements VectorIndex {
   /** Moves the codes into a layout with room for f32 vectors (`copies`, always when `reader` is null) or without. */
   #relayout(reader: VectorReader | null, method: string, copies = reader === null): void {
     const old = this.#arena;
+    old.dispose();
     this.#arena = new ScanArena(this.#kernel, this.dim, old.stride, old.capacity, copies, method);
     this.#arena.codes.set(old.codes.subarray(0, this.#size * old.stride));
     this.#reader = reader;
@@ -395,7 +396,7 @@ export class FlatVectorIndex implements VectorIndex {
     a.query.set(query);
     const coded = k < n ? quantizeQuery(a.query, a.query16, a.stride) : null;
     if (coded !== null) {
-      a.dotI8(n);
+      a.dotI8(n, 'FlatVectorIndex.search');
       const count = candidates(a.dots, this.#meta, this.#ceiling, n, k, coded, this.#slotToNo, accept, this.#candidates);
       if (count >= 0) {
         const slots = this.#candidates.slots.subarray(0, count);
@@ -489,6 +490,16 @@ export class FlatVectorIndex implements VectorIndex {
     this.#noToSlot.clear();
     this.#ceiling.fill(0);
     if (this.#reader !== null) this.#relayout(null, 'FlatVectorIndex.clear');
+  }
+
+  /** Ends the scan's helper thread, if it has one; a later search runs on the calling thread alone. */
+  dispose(): void {
+    this.#arena.dispose();
+  }
+
+  /** {@link VectorIndex.close}: nothing is left to save, so the same as `dispose`. */
+  close(): void {
+    this.dispose();
   }
 
   /** Bytes reserved for vectors (f32 unless released, and i8 with their bounds), including spare capacity. */

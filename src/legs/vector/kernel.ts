@@ -8,6 +8,8 @@ import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { VectorKernelSource } from '../types.js';
 import { nodeBuiltin } from '../../util/node-builtin.js';
+import { checkIntInRange } from '../../util/int-checks.js';
+import { PassHelper, sharedMemory, SPLIT_FROM, type ScanThreads } from './scan-threads.js';
 
 /** One instance of the kernel. It owns its memory, so every index gets its own instance. */
 export interface VectorKernelInstance {
@@ -33,6 +35,8 @@ export interface VectorKernelInstance {
    * slot (vectors of `stride` bytes starting at `basePtr`): an HNSW walk's batch of neighbours.
    */
   dotI8At(queryPtr: number, basePtr: number, listPtr: number, n: number, stride: number): void;
+  /** The thread that takes part of large int8 passes (its memory is shared), or null. */
+  readonly helper: PassHelper | null;
 }
 
 /** A compiled kernel: cheap to instantiate many times, compiled once. */
@@ -40,21 +44,38 @@ export interface VectorKernel {
   readonly module: WebAssembly.Module;
   /** A fresh instance with its own memory (synchronous, so index constructors can stay sync). */
   instantiate(): VectorKernelInstance;
+  /** How instances split large int8 passes with a second thread; null where they do not. */
+  readonly threads: ScanThreads | null;
+}
+
+/** Options for {@link loadVectorKernel}. */
+export interface LoadVectorKernelOptions {
+  /**
+   * Whether the bundled kernel may run large int8 passes on two threads: in Node, on a machine
+   * with two cores or more, for stores of 32,768 vectors or more (see `scan-threads.ts`), or of
+   * `from` vectors or more. Default `true`. A kernel given as `source` runs on the calling thread.
+   */
+  threads?: boolean | { from: number } | undefined;
 }
 
 
 /** A kernel, or why there is none. */
 type Loaded = { kernel: VectorKernel; why?: never } | { kernel: null; why: string };
+/** The threads variant and Node's `Worker`; null where passes stay on one thread, or why they must. */
+type ThreadsPart = Omit<ScanThreads, 'logger' | 'from'> | string | null;
+/** What a load compiles once per process: the kernel and, in Node, its threads variant. */
+type Compiled = { module: WebAssembly.Module; threads: ThreadsPart } | { module: null; why: string };
 
-let bundled: Promise<Loaded> | undefined;
+/** The bundled kernel, with and without its threads variant. */
+const bundled = new Map<boolean, Promise<Compiled>>();
 
 /**
  * Compiles the kernel, or wraps an already compiled module.
  *
  * Without `source` the bundled `kernel.wasm` is read (from disk in Node, Deno and Bun; with
- * `fetch` elsewhere) and the result is cached for the process, so many indexes share one compile.
- * On Cloudflare workerd, which forbids compiling from bytes at run time, import the `.wasm` as a
- * module and pass it here.
+ * `fetch` elsewhere) and compiled once per process, so many indexes share one compile; in Node it
+ * comes with its threads variant (see `options.threads`). On Cloudflare workerd, which forbids
+ * compiling from bytes at run time, import the `.wasm` as a module and pass it here.
  *
  * @example
  * const kernel = await loadVectorKernel();          // null when SIMD is unavailable
@@ -63,34 +84,71 @@ let bundled: Promise<Loaded> | undefined;
  * import wasm from './kernel.wasm';                   // workerd: a precompiled WebAssembly.Module
  * const kernel = await loadVectorKernel(wasm);
  */
-export async function loadVectorKernel(source?: VectorKernelSource, logger: Logger = silentLogger): Promise<VectorKernel | null> {
-  const loaded = await load(source);
+export async function loadVectorKernel(source?: VectorKernelSource, logger: Logger = silentLogger, options: LoadVectorKernelOptions = {}): Promise<VectorKernel | null> {
+  const { threads = true } = options;
+  const from = threads === false ? 0 : threads === true ? SPLIT_FROM : checkIntInRange('loadVectorKernel', 'options.threads.from', threads.from, 1);
+  const compiled = await compile(source, from > 0 && source === undefined && isNode());
+  let loaded: Loaded;
+  if (compiled.module === null) {
+    loaded = { kernel: null, why: compiled.why };
+  } else {
+    if (typeof compiled.threads === 'string') logger('debug', `vector kernel: every scan runs on one thread: ${compiled.threads}`, { error: compiled.threads });
+    loaded = wrap(compiled.module, compiled.threads === null || typeof compiled.threads === 'string' ? null : { ...compiled.threads, from, logger });
+  }
   if (loaded.kernel === null) logger('warn', `vector kernel unavailable, the exact scan runs in plain JavaScript: ${loaded.why}`, { error: loaded.why });
   return loaded.kernel;
 }
 
-function load(source: VectorKernelSource | undefined): Promise<Loaded> {
+function compile(source: VectorKernelSource | undefined, withThreads: boolean): Promise<Compiled> {
   if (source === undefined) {
-    bundled ??= fromBytes(readBundled());
-    return bundled;
+    let compiling = bundled.get(withThreads);
+    if (compiling === undefined) {
+      compiling = fromBytes(readBundled('kernel.wasm'), withThreads ? compileThreads() : Promise.resolve(null));
+      bundled.set(withThreads, compiling);
+    }
+    return compiling;
   }
-  if (typeof WebAssembly === 'undefined') return Promise.resolve({ kernel: null, why: 'this runtime has no WebAssembly' });
-  if (source instanceof WebAssembly.Module) return Promise.resolve(wrap(source));
-  return fromBytes(Promise.resolve(source));
+  if (typeof WebAssembly === 'undefined') return Promise.resolve({ module: null, why: 'this runtime has no WebAssembly' });
+  if (source instanceof WebAssembly.Module) return Promise.resolve({ module: source, threads: null });
+  return fromBytes(Promise.resolve(source), Promise.resolve(null));
 }
 
-async function fromBytes(bytes: Promise<ArrayBuffer | Uint8Array>): Promise<Loaded> {
+async function fromBytes(bytes: Promise<ArrayBuffer | Uint8Array>, threads: Promise<ThreadsPart>): Promise<Compiled> {
   try {
-    if (typeof WebAssembly === 'undefined') return { kernel: null, why: 'this runtime has no WebAssembly' };
+    if (typeof WebAssembly === 'undefined') return { module: null, why: 'this runtime has no WebAssembly' };
     // `compile` rejects when the engine lacks SIMD, which is exactly the fallback case.
-    return wrap(await WebAssembly.compile((await bytes) as BufferSource));
+    return { module: await WebAssembly.compile((await bytes) as BufferSource), threads: await threads };
   } catch (error) {
-    return { kernel: null, why: messageOf(error) };
+    return { module: null, why: messageOf(error) };
   }
 }
 
-async function readBundled(): Promise<ArrayBuffer | Uint8Array> {
-  const url = new URL('./kernel.wasm', import.meta.url);
+/**
+ * Node itself, not a runtime answering `node:` specifiers for compatibility: the helper thread is
+ * a Node `Worker` running CommonJS, measured only there.
+ */
+function isNode(): boolean {
+  const g = globalThis as { Deno?: unknown; Bun?: unknown; process?: { versions?: { node?: string } } };
+  return g.process?.versions?.node !== undefined && g.Deno === undefined && g.Bun === undefined;
+}
+
+/** The threads part of a bundled load: null on one core. */
+async function compileThreads(): Promise<ThreadsPart> {
+  try {
+    const os = await nodeBuiltin<typeof import('node:os')>('node:os');
+    if (os.availableParallelism() < 2) return null;
+    const [{ Worker }, bytes] = await Promise.all([
+      nodeBuiltin<typeof import('node:worker_threads')>('node:worker_threads'),
+      readBundled('kernel-threads.wasm'),
+    ]);
+    return { module: await WebAssembly.compile(bytes as BufferSource), Worker };
+  } catch (error) {
+    return messageOf(error);
+  }
+}
+
+async function readBundled(name: string): Promise<ArrayBuffer | Uint8Array> {
+  const url = new URL(`./${name}`, import.meta.url);
   if (globalThis.process?.versions?.node) {
     const fs = await nodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
     return new Uint8Array(await fs.readFile(url));
@@ -101,13 +159,15 @@ async function readBundled(): Promise<ArrayBuffer | Uint8Array> {
 }
 
 /** Checks the exports once, up front, so a wrong module becomes `null` rather than a later crash. */
-function wrap(module: WebAssembly.Module): Loaded {
+function wrap(module: WebAssembly.Module, threads: ScanThreads | null): Loaded {
   try {
     const kernel: VectorKernel = {
       module,
+      threads,
       instantiate() {
-        const { exports } = new WebAssembly.Instance(module, {});
-        const memory = exports['memory'];
+        const shared = threads === null ? null : sharedMemory();
+        const { exports } = shared === null ? new WebAssembly.Instance(module, {}) : new WebAssembly.Instance(threads!.module, { env: { memory: shared } });
+        const memory = shared ?? exports['memory'];
         const dot = exports['dot'];
         const dotI8 = exports['dot_i8'];
         const dotAt = exports['dot_at'];
@@ -122,6 +182,7 @@ function wrap(module: WebAssembly.Module): Loaded {
           dotI8: dotI8 as VectorKernelInstance['dotI8'],
           dotAt: dotAt as VectorKernelInstance['dotAt'],
           dotI8At: dotI8At as VectorKernelInstance['dotI8At'],
+          helper: shared === null ? null : new PassHelper(threads!, shared),
         };
       },
     };

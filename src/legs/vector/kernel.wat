@@ -4,7 +4,9 @@
 ;; with an empty import object and owns the whole memory, so the instance can be created
 ;; synchronously from a precompiled module (what Cloudflare workerd requires) and growing one
 ;; index's memory never invalidates another's views. The JS side lays the memory out as
-;; [query | vectors | scores] and grows it with `memory.grow`.
+;; [query | vectors | scores] and grows it with `memory.grow`. `scripts/build-kernel.mjs` also
+;; assembles this text with that line replaced by an imported shared memory (kernel-threads.wasm),
+;; which Node instances share with a second thread that runs part of the int8 pass.
 ;;
 ;; `dot_i8` is the first pass of the int8 scan: vectors quantized to i8, the query to i16, both
 ;; padded with zeros to a multiple of 16 components, so the loop needs no scalar tail. Products

@@ -1,8 +1,11 @@
 import { HybridMindError } from '../../errors.js';
 import type { VectorKernel, VectorKernelInstance } from './kernel.js';
+import type { PassHelper } from './scan-threads.js';
 import { dotI8At, dotI8Js } from './quantize.js';
 
 const PAGE = 65_536;
+/** Ends the helper thread of an arena dropped without `dispose` (an index nobody closed). */
+const helpers = new FinalizationRegistry<PassHelper>((helper) => helper.stop());
 /**
  * Vectors per call of the int8 pass. V8 runs a new WebAssembly function as baseline code and
  * compiles optimized code in the background once it is hot, but a call already running keeps the
@@ -49,6 +52,7 @@ export class ScanArena {
     this.stride = stride;
     this.copies = copies;
     this.wasm = kernel === null ? null : kernel.instantiate();
+    if (this.wasm?.helper) helpers.register(this, this.wasm.helper);
     this.query16Ptr = align16(dim * 4);
     this.vectorPtr = this.query16Ptr + stride * 2;
     this.reserve(capacity, 0, method);
@@ -84,11 +88,32 @@ export class ScanArena {
     if (this.wasm !== null) this.#bind();
   }
 
-  /** The int8 pass: `dots[i]` is the i16 query's exact inner product with the codes of slot i, for the first `n` slots. */
-  dotI8(n: number): void {
-    if (this.wasm === null) return dotI8Js(this.query16, this.codes, n, this.stride, this.dots);
-    for (let from = 0; from < n; from += I8_CHUNK) {
-      this.wasm.dotI8(this.query16Ptr, this.codesPtr + from * this.stride, Math.min(I8_CHUNK, n - from), this.stride, this.scorePtr + from * 4);
+  /**
+   * The int8 pass: `dots[i]` is the i16 query's exact inner product with the codes of slot i, for
+   * the first `n` slots. A large pass gives its upper slots to the kernel's helper thread, if any.
+   * Returns how many slots the helper scored.
+   */
+  dotI8(n: number, method: string): number {
+    if (this.wasm === null) {
+      dotI8Js(this.query16, this.codes, n, this.stride, this.dots);
+      return 0;
+    }
+    const helper = this.wasm.helper;
+    const helped = helper === null ? 0 : helper.begin(this.query16Ptr, this.codesPtr, n, this.stride, this.scorePtr, I8_CHUNK);
+    this.#dotI8(0, n - helped);
+    if (helped === 0 || helper!.end(method)) return helped;
+    this.#dotI8(n - helped, n);
+    return 0;
+  }
+
+  /** Stops the kernel's helper thread, if it has one: this arena is no longer searched. */
+  dispose(): void {
+    this.wasm?.helper?.stop();
+  }
+
+  #dotI8(from: number, to: number): void {
+    for (let at = from; at < to; at += I8_CHUNK) {
+      this.wasm!.dotI8(this.query16Ptr, this.codesPtr + at * this.stride, Math.min(I8_CHUNK, to - at), this.stride, this.scorePtr + at * 4);
     }
   }
 

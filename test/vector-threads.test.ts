@@ -1,0 +1,111 @@
+import { availableParallelism } from 'node:os';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HybridMindError } from '../src/errors.js';
+import { HybridMemory } from '../src/hybrid-memory.js';
+import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
+import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
+import { quantizeQuery, strideOf } from '../src/legs/vector/quantize.js';
+import { ScanArena } from '../src/legs/vector/scan-arena.js';
+import { SPLIT_FROM } from '../src/legs/vector/scan-threads.js';
+import { rng } from './support/random.js';
+
+/** Smallest pass split in these tests: small enough to split quickly, past the kernel's chunk of 8,192. */
+const FROM = 1_000;
+const cores = availableParallelism();
+
+let threaded: VectorKernel;
+let single: VectorKernel;
+beforeAll(async () => {
+  threaded = (await loadVectorKernel(undefined, undefined, { threads: { from: FROM } }))!;
+  single = (await loadVectorKernel(undefined, undefined, { threads: false }))!;
+});
+
+/** Runs passes until the helper thread answers (the first large pass starts it without waiting for it). */
+async function helperReady(arena: ScanArena, n: number): Promise<void> {
+  for (let tries = 0; tries < 500 && !arena.wasm!.helper!.ready; tries++) {
+    arena.dotI8(n, 'test');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  expect(arena.wasm!.helper!.ready).toBe(true);
+}
+
+function randomCodes(arena: ScanArena, n: number, dim: number, next: () => number): void {
+  const stride = strideOf(dim);
+  for (let i = 0; i < n * stride; i++) arena.codes[i] = i % stride < dim ? Math.floor(next() * 255) - 127 : 0;
+}
+
+describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
+  it('loads the bundled kernel with a helper by default in Node, and without one when told not to', async () => {
+    expect((await loadVectorKernel())!.threads?.from).toBe(SPLIT_FROM);
+    expect(threaded.threads?.from).toBe(FROM);
+    expect(single.threads).toBeNull();
+    expect(new ScanArena(single, 16, 16, 4, false, 'test').wasm!.helper).toBeNull();
+    await expect(loadVectorKernel(undefined, undefined, { threads: { from: 0 } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/^loadVectorKernel: .*options\.threads\.from.*0/) });
+  });
+
+  it('gives every slot the sum one thread gives it, for passes split at and around chunk edges', async () => {
+    const next = rng(31);
+    const dim = 40;
+    const capacity = 20_001;
+    const split = new ScanArena(threaded, dim, strideOf(dim), capacity, false, 'test');
+    const plain = new ScanArena(single, dim, strideOf(dim), capacity, false, 'test');
+    randomCodes(split, capacity, dim, next);
+    plain.codes.set(split.codes.subarray(0, capacity * strideOf(dim)));
+    await helperReady(split, capacity);
+    for (const n of [FROM - 1, FROM, FROM + 1, 8_192, 16_385, 20_001]) {
+      expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), split.query16, strideOf(dim))).not.toBeNull();
+      plain.query16.set(split.query16);
+      split.dots.fill(-1);
+      const helped = split.dotI8(n, 'test');
+      expect(helped).toBe(n < FROM ? 0 : n - (n >>> 1));
+      expect(plain.dotI8(n, 'test')).toBe(0);
+      expect(Array.from(split.dots.subarray(0, n))).toEqual(Array.from(plain.dots.subarray(0, n)));
+    }
+    split.dispose();
+    expect(split.wasm!.helper!.ready).toBe(false);
+    expect(split.dotI8(capacity, 'test')).toBe(0);
+    expect(Array.from(split.dots.subarray(0, capacity))).toEqual(Array.from(plain.dots.subarray(0, capacity)));
+  });
+
+  it('finds the same top k as the one-thread scan, with and without a filter, after the index grows its memory', async () => {
+    const next = rng(5);
+    const dim = 24;
+    const split = new FlatVectorIndex(dim, threaded, { capacity: 64 });
+    const plain = new FlatVectorIndex(dim, single, { capacity: 64 });
+    const vector = () => Float32Array.from({ length: dim }, () => next() * 2 - 1);
+    for (let no = 0; no < 3_000; no++) {
+      const v = vector();
+      split.add(no, v);
+      plain.add(no, v);
+    }
+    const query = vector();
+    const even = (no: number) => no % 2 === 0;
+    // The first search starts the helper; the searches below run once it has had time to answer
+    // (the arena's test above proves the split itself).
+    expect(split.search(query, 10)).toEqual(plain.search(query, 10));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let q = 0; q < 20; q++) {
+      const query = vector();
+      for (const k of [1, 10, 100]) {
+        expect(split.search(query, k)).toEqual(plain.search(query, k));
+        expect(split.search(query, k, even)).toEqual(plain.search(query, k, even));
+      }
+    }
+    split.dispose();
+    expect(split.search(query, 10)).toEqual(plain.search(query, 10));
+  });
+
+  it("refuses a vectorThreads option that is not a boolean, naming open's method and the value", async () => {
+    const error = await HybridMemory.open({ embedder: null, dim: 4, vectorThreads: 'yes' as unknown as boolean }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HybridMindError);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/vectorThreads.*"yes"/) });
+  });
+
+  it('answers the same with vectorThreads false', async () => {
+    const mems = await Promise.all([true, false].map((vectorThreads) => HybridMemory.open({ embedder: null, dim: 3, vectorThreads })));
+    for (const mem of mems) await mem.storeMany([{ id: 'a', text: 'alpha', embedding: Float32Array.of(1, 0, 0) }, { id: 'b', text: 'beta', embedding: Float32Array.of(0, 1, 0) }]);
+    const answers = await Promise.all(mems.map((mem) => mem.recall('x', { mode: 'vector', k: 1, queryEmbedding: Float32Array.of(0.9, 0.1, 0) })));
+    expect(answers.map((a) => a.map((h) => h.id))).toEqual([['a'], ['a']]);
+    await Promise.all(mems.map((mem) => mem.close()));
+  });
+});
