@@ -59,6 +59,7 @@ const HELPER = `'use strict';
 const { workerData } = require('node:worker_threads');
 const { module, memory, control } = workerData;
 const c = new Int32Array(control);
+const words = new Uint32Array(control);
 let pass = null;
 try {
   pass = new WebAssembly.Instance(module, { env: { memory } }).exports.dot_i8;
@@ -72,7 +73,7 @@ while (pass !== null) {
   if (Atomics.load(c, ${STATE}) === ${STOPPING}) break;
   if (job === Atomics.load(c, ${DONE})) continue;
   try {
-    const query = c[${QUERY}], base = c[${BASE}], count = c[${COUNT}], stride = c[${STRIDE}], out = c[${OUT}], chunk = c[${CHUNK}];
+    const query = words[${QUERY}], base = words[${BASE}], count = words[${COUNT}], stride = words[${STRIDE}], out = words[${OUT}], chunk = words[${CHUNK}];
     for (let from = 0; from < count; from += chunk) pass(query, base + from * stride, Math.min(chunk, count - from), stride, out + from * 4);
   } catch {
     Atomics.store(c, ${STATE}, ${FAILED});
@@ -96,6 +97,8 @@ export class PassHelper {
   readonly #threads: ScanThreads;
   readonly #memory: WebAssembly.Memory;
   readonly #control = new Int32Array(new SharedArrayBuffer(WORDS * 4));
+  /** The job's words (byte offsets reach 4 GiB, past what an Int32Array holds): the same bytes as `#control`. */
+  readonly #words = new Uint32Array(this.#control.buffer);
   #worker: NodeWorker | null = null;
   #job = 0;
   /** Whether a pass was split yet (said once, at debug level). */
@@ -129,17 +132,17 @@ export class PassHelper {
       this.#threads.logger('debug', `vector scan: a helper thread takes half of every int8 pass over ${this.#threads.from} vectors or more`, { from: this.#threads.from });
     }
     const own = count >>> 1;
-    const c = this.#control;
-    c[QUERY] = query;
-    c[BASE] = base + own * stride;
-    c[COUNT] = count - own;
-    c[STRIDE] = stride;
-    c[OUT] = out + own * 4;
-    c[CHUNK] = chunk;
+    const w = this.#words;
+    w[QUERY] = query;
+    w[BASE] = base + own * stride;
+    w[COUNT] = count - own;
+    w[STRIDE] = stride;
+    w[OUT] = out + own * 4;
+    w[CHUNK] = chunk;
     this.#job = (this.#job + 1) | 0;
     // A sequentially consistent store: the helper that sees the new job also sees its words.
-    Atomics.store(c, JOB, this.#job);
-    Atomics.notify(c, JOB);
+    Atomics.store(this.#control, JOB, this.#job);
+    Atomics.notify(this.#control, JOB);
     return count - own;
   }
 
