@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { HybridMindError } from '../src/errors.js';
 import { HybridMemory } from '../src/hybrid-memory.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
@@ -65,6 +65,40 @@ describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
     expect(split.wasm!.helper!.ready).toBe(false);
     expect(split.dotI8(capacity, 'test')).toBe(0);
     expect(Array.from(split.dots.subarray(0, capacity))).toEqual(Array.from(plain.dots.subarray(0, capacity)));
+  });
+
+  it('ends an idle helper after a minute without a split pass, and starts another at the next large pass', async () => {
+    const next = rng(12);
+    const dim = 16;
+    const n = 4_000;
+    const split = new ScanArena(threaded, dim, strideOf(dim), n, false, 'test');
+    const plain = new ScanArena(single, dim, strideOf(dim), n, false, 'test');
+    randomCodes(split, n, dim, next);
+    plain.codes.set(split.codes.subarray(0, n * dim));
+    expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), split.query16, dim)).not.toBeNull();
+    plain.query16.set(split.query16);
+    plain.dotI8(n, 'test');
+    await helperReady(split, n);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      expect(split.dotI8(n, 'test')).toBe(n / 2);
+      vi.advanceTimersByTime(59_000);
+      expect(split.dotI8(n, 'test')).toBe(n / 2);
+      vi.advanceTimersByTime(59_000);
+      expect(split.wasm!.helper!.ready).toBe(true);
+      vi.advanceTimersByTime(1_000);
+      expect(split.wasm!.helper!.ready).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+    split.dots.fill(-1);
+    expect(split.dotI8(n, 'test')).toBe(0);
+    expect(Array.from(split.dots.subarray(0, n))).toEqual(Array.from(plain.dots.subarray(0, n)));
+    await helperReady(split, n);
+    split.dots.fill(-1);
+    expect(split.dotI8(n, 'test')).toBe(n / 2);
+    expect(Array.from(split.dots.subarray(0, n))).toEqual(Array.from(plain.dots.subarray(0, n)));
+    split.dispose();
   });
 
   it('finds the same top k as the one-thread scan, with and without a filter, after the index grows its memory', async () => {

@@ -30,6 +30,8 @@ export interface ScanThreads {
 export const SPLIT_FROM = 32_768;
 /** wasm32's whole address space, what an unshared memory may also grow to. */
 const MAX_PAGES = 65_536;
+/** A helper with no split pass for this long ends (it starts again at the next one). */
+const IDLE_MS = 60_000;
 /** A helper that has not answered in this long is taken for lost, and the search fails rather than hang. */
 const WAIT_MS = 60_000;
 
@@ -89,21 +91,29 @@ export function sharedMemory(): WebAssembly.Memory {
   return new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
 }
 
+/** The words a running helper shares with the calling thread (see the control words above). */
+interface Running {
+  readonly worker: NodeWorker;
+  readonly control: Int32Array;
+  /** The job's words (byte offsets reach 4 GiB, past what an Int32Array holds): the same bytes as `control`. */
+  readonly words: Uint32Array;
+}
+
 /**
  * The helper thread of one kernel instance. It starts at the first pass large enough to split,
- * which that pass does not wait for, and takes part from the next pass on.
+ * which that pass does not wait for, and takes part from the next pass on. After `IDLE_MS` without
+ * a split pass it ends, giving back its ~10 MiB (an HNSW store leaves the scan once its graph
+ * serves), and the next large pass starts it again.
  */
 export class PassHelper {
   readonly #threads: ScanThreads;
   readonly #memory: WebAssembly.Memory;
-  readonly #control = new Int32Array(new SharedArrayBuffer(WORDS * 4));
-  /** The job's words (byte offsets reach 4 GiB, past what an Int32Array holds): the same bytes as `#control`. */
-  readonly #words = new Uint32Array(this.#control.buffer);
-  #worker: NodeWorker | null = null;
+  #running: Running | null = null;
   #job = 0;
+  #idle: ReturnType<typeof setTimeout> | null = null;
   /** Whether a pass was split yet (said once, at debug level). */
   #joined = false;
-  /** Set once the helper stopped or failed: every later pass runs on the calling thread. */
+  /** Set once the helper was stopped or failed: every later pass runs on the calling thread. */
   #off = false;
 
   constructor(threads: ScanThreads, memory: WebAssembly.Memory) {
@@ -118,11 +128,12 @@ export class PassHelper {
    */
   begin(query: number, base: number, count: number, stride: number, out: number, chunk: number): number {
     if (this.#off || count < this.#threads.from) return 0;
-    if (this.#worker === null) {
+    const running = this.#running;
+    if (running === null) {
       this.#start();
       return 0;
     }
-    const state = Atomics.load(this.#control, STATE);
+    const state = Atomics.load(running.control, STATE);
     if (state !== READY) {
       if (state === FAILED) this.#fail('could not instantiate the kernel');
       return 0;
@@ -131,8 +142,9 @@ export class PassHelper {
       this.#joined = true;
       this.#threads.logger('debug', `vector scan: a helper thread takes half of every int8 pass over ${this.#threads.from} vectors or more`, { from: this.#threads.from });
     }
+    this.#stillBusy();
     const own = count >>> 1;
-    const w = this.#words;
+    const w = running.words;
     w[QUERY] = query;
     w[BASE] = base + own * stride;
     w[COUNT] = count - own;
@@ -141,8 +153,8 @@ export class PassHelper {
     w[CHUNK] = chunk;
     this.#job = (this.#job + 1) | 0;
     // A sequentially consistent store: the helper that sees the new job also sees its words.
-    Atomics.store(this.#control, JOB, this.#job);
-    Atomics.notify(this.#control, JOB);
+    Atomics.store(running.control, JOB, this.#job);
+    Atomics.notify(running.control, JOB);
     return count - own;
   }
 
@@ -151,7 +163,7 @@ export class PassHelper {
    * caller then scores itself; the helper is not used again.
    */
   end(method: string): boolean {
-    const c = this.#control;
+    const c = this.#running!.control;
     for (let done = Atomics.load(c, DONE); done !== this.#job; done = Atomics.load(c, DONE)) {
       if (Atomics.wait(c, DONE, done, WAIT_MS) === 'timed-out') {
         this.#fail(`gave no answer in ${WAIT_MS / 1000} s`);
@@ -163,33 +175,56 @@ export class PassHelper {
     return false;
   }
 
-  /** Whether the helper has its instance and takes part of every large pass. */
+  /** Whether a helper runs, has its instance and takes part of every large pass. */
   get ready(): boolean {
-    return !this.#off && this.#worker !== null && Atomics.load(this.#control, STATE) === READY;
+    return !this.#off && this.#running !== null && Atomics.load(this.#running.control, STATE) === READY;
   }
 
-  /** Ends the helper thread; later passes run on the calling thread alone. */
+  /** Ends the helper thread for good; later passes run on the calling thread alone. */
   stop(): void {
     this.#off = true;
-    const worker = this.#worker;
-    if (worker === null) return;
-    this.#worker = null;
-    Atomics.store(this.#control, STATE, STOPPING);
-    Atomics.add(this.#control, JOB, 1);
-    Atomics.notify(this.#control, JOB);
-    worker.terminate().catch(() => undefined);
+    this.#rest();
+  }
+
+  /** Ends the running helper, if any; the next large pass starts another unless stopped. */
+  #rest(): void {
+    if (this.#idle !== null) clearTimeout(this.#idle);
+    this.#idle = null;
+    const running = this.#running;
+    if (running === null) return;
+    this.#running = null;
+    Atomics.store(running.control, STATE, STOPPING);
+    Atomics.add(running.control, JOB, 1);
+    Atomics.notify(running.control, JOB);
+    running.worker.terminate().catch(() => undefined);
+  }
+
+  /** Puts off the idle end: one timer, pushed back by every split pass. */
+  #stillBusy(): void {
+    if (this.#idle === null) {
+      this.#idle = setTimeout(() => this.#rest(), IDLE_MS);
+      (this.#idle as { unref?: () => void }).unref?.();
+    } else {
+      (this.#idle as { refresh?: () => void }).refresh?.();
+    }
   }
 
   #start(): void {
     try {
+      const control = new Int32Array(new SharedArrayBuffer(WORDS * 4));
       const worker = new this.#threads.Worker(HELPER, {
         eval: true,
-        workerData: { module: this.#threads.module, memory: this.#memory, control: this.#control.buffer },
+        // The helper runs only the program above: none of the process's loaders or preloads.
+        execArgv: [],
+        workerData: { module: this.#threads.module, memory: this.#memory, control: control.buffer },
       });
       // An idle helper must not keep the process alive: it ends with its index or with the process.
       worker.unref();
-      worker.on('error', (error) => this.#fail(`stopped: ${error instanceof Error ? error.message : String(error)}`));
-      this.#worker = worker;
+      worker.on('error', (error) => {
+        if (this.#running?.worker === worker) this.#fail(`stopped: ${error instanceof Error ? error.message : String(error)}`);
+      });
+      this.#running = { worker, control, words: new Uint32Array(control.buffer) };
+      this.#job = 0;
     } catch (error) {
       this.#fail(`could not start: ${error instanceof Error ? error.message : String(error)}`);
     }
