@@ -101,7 +101,7 @@ describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
     split.dispose();
   });
 
-  it('finds the same top k as the one-thread scan, with and without a filter, after the index grows its memory', async () => {
+  it('finds the same top k as the one-thread scan, with and without a filter, and after its memory grows and slots move under a running helper', async () => {
     const next = rng(5);
     const dim = 24;
     const split = new FlatVectorIndex(dim, threaded, { capacity: 64 });
@@ -118,13 +118,25 @@ describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
     // (the arena's test above proves the split itself).
     expect(split.search(query, 10)).toEqual(plain.search(query, 10));
     await new Promise((resolve) => setTimeout(resolve, 500));
-    for (let q = 0; q < 20; q++) {
-      const query = vector();
-      for (const k of [1, 10, 100]) {
-        expect(split.search(query, k)).toEqual(plain.search(query, k));
-        expect(split.search(query, k, even)).toEqual(plain.search(query, k, even));
+    const compare = () => {
+      for (let q = 0; q < 20; q++) {
+        const query = vector();
+        for (const k of [1, 10, 100]) {
+          expect(split.search(query, k)).toEqual(plain.search(query, k));
+          expect(split.search(query, k, even)).toEqual(plain.search(query, k, even));
+        }
       }
+    };
+    compare();
+    // With the helper running: the memory grows under it (capacity 4,096 → 8,192) and removals
+    // move the last slots into the holes.
+    for (let no = 3_000; no < 6_000; no++) {
+      const v = vector();
+      split.add(no, v);
+      plain.add(no, v);
     }
+    for (let no = 0; no < 6_000; no += 7) expect(split.remove(no)).toBe(plain.remove(no));
+    compare();
     split.dispose();
     expect(split.search(query, 10)).toEqual(plain.search(query, 10));
   });
