@@ -66,6 +66,12 @@ describe.each(NODE_TARGETS)('a Node app from the packed package, on $label', (ta
     expect(report.same).toBe(true);
   });
 
+  it('ships the prebuilt worker with only the files it loads: no source copied among its assets', async () => {
+    const assets = await readdir(join(dir, 'node_modules/hybridmind/dist/worker/assets'));
+    expect(assets.filter((name) => !/\.(wasm|js|mjs)$/.test(name))).toEqual([]);
+    expect(assets.filter((name) => name.startsWith('kernel'))).toEqual([expect.stringMatching(/^kernel-[\w-]+\.wasm$/)]);
+  });
+
   it('splits a large exact scan\'s int8 pass with a helper thread, answers as one thread does, and exits once closed', async () => {
     const result = await runOk('node', ['threads.mjs'], { cwd: dir, env: node.env });
     const report = lastJson<{ helper: string[]; same: boolean }>(result.stdout);

@@ -103,7 +103,7 @@ function compile(source: VectorKernelSource | undefined, withThreads: boolean): 
   if (source === undefined) {
     let compiling = bundled.get(withThreads);
     if (compiling === undefined) {
-      compiling = fromBytes(readBundled('kernel.wasm'), withThreads ? compileThreads() : Promise.resolve(null));
+      compiling = fromBytes(readBundled('kernel'), withThreads ? compileThreads() : Promise.resolve(null));
       bundled.set(withThreads, compiling);
     }
     return compiling;
@@ -139,7 +139,7 @@ async function compileThreads(): Promise<ThreadsPart> {
     if (os.availableParallelism() < 2) return null;
     const [{ Worker }, bytes] = await Promise.all([
       nodeBuiltin<typeof import('node:worker_threads')>('node:worker_threads'),
-      readBundled('kernel-threads.wasm'),
+      readBundled('threads'),
     ]);
     return { module: await WebAssembly.compile(bytes as BufferSource), Worker };
   } catch (error) {
@@ -147,8 +147,12 @@ async function compileThreads(): Promise<ThreadsPart> {
   }
 }
 
-async function readBundled(name: string): Promise<ArrayBuffer | Uint8Array> {
-  const url = new URL(`./${name}`, import.meta.url);
+async function readBundled(variant: 'kernel' | 'threads'): Promise<ArrayBuffer | Uint8Array> {
+  const kernel = new URL('./kernel.wasm', import.meta.url);
+  // The threads variant is named relative to the kernel, not with a `new URL('./…', import.meta.url)`
+  // of its own: bundlers copy every file that pattern names beside their output (with a name built
+  // at run time, every file of this folder, sources included), and only Node reads this one.
+  const url = variant === 'kernel' ? kernel : new URL('kernel-threads.wasm', kernel);
   if (globalThis.process?.versions?.node) {
     const fs = await nodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
     return new Uint8Array(await fs.readFile(url));
