@@ -29,9 +29,14 @@ async function helperReady(arena: ScanArena, n: number): Promise<void> {
   expect(arena.wasm!.helper!.ready).toBe(true);
 }
 
-function randomCodes(arena: ScanArena, n: number, dim: number, next: () => number): void {
+/** An arena whose passes may be shared and one whose passes are not, holding the same random codes. */
+function arenas(dim: number, n: number, next: () => number): { split: ScanArena; plain: ScanArena } {
   const stride = strideOf(dim);
-  for (let i = 0; i < n * stride; i++) arena.codes[i] = i % stride < dim ? Math.floor(next() * 255) - 127 : 0;
+  const split = new ScanArena(threaded, dim, stride, n, false, 'test');
+  const plain = new ScanArena(single, dim, stride, n, false, 'test');
+  for (let i = 0; i < n * stride; i++) split.codes[i] = i % stride < dim ? Math.floor(next() * 255) - 127 : 0;
+  plain.codes.set(split.codes.subarray(0, n * stride));
+  return { split, plain };
 }
 
 describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
@@ -47,17 +52,16 @@ describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
     const next = rng(31);
     const dim = 40;
     const capacity = 20_001;
-    const split = new ScanArena(threaded, dim, strideOf(dim), capacity, false, 'test');
-    const plain = new ScanArena(single, dim, strideOf(dim), capacity, false, 'test');
-    randomCodes(split, capacity, dim, next);
-    plain.codes.set(split.codes.subarray(0, capacity * strideOf(dim)));
+    const { split, plain } = arenas(dim, capacity, next);
     await helperReady(split, capacity);
     for (const n of [FROM - 1, FROM, FROM + 1, 8_192, 16_385, 20_001]) {
       expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), split.query16, strideOf(dim))).not.toBeNull();
       plain.query16.set(split.query16);
       split.dots.fill(-1);
       const helped = split.dotI8(n, 'test');
-      expect(helped).toBe(n < FROM ? 0 : n - (n >>> 1));
+      if (n < FROM) expect(helped).toBe(0);
+      expect(helped).toBeGreaterThanOrEqual(0);
+      expect(helped).toBeLessThanOrEqual(n);
       expect(plain.dotI8(n, 'test')).toBe(0);
       expect(Array.from(split.dots.subarray(0, n))).toEqual(Array.from(plain.dots.subarray(0, n)));
     }
@@ -67,23 +71,47 @@ describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
     expect(Array.from(split.dots.subarray(0, capacity))).toEqual(Array.from(plain.dots.subarray(0, capacity)));
   });
 
+  it('lets the helper claim the chunks the calling thread has not reached, and still gives one thread\'s sums', async () => {
+    const next = rng(21);
+    const dim = 32;
+    const n = 20_001;
+    const chunk = 1_000;
+    const { split, plain } = arenas(dim, n, next);
+    await helperReady(split, n);
+    const wasm = split.wasm!;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (let round = 0; round < 3; round++) {
+      expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), split.query16, dim)).not.toBeNull();
+      plain.query16.set(split.query16);
+      plain.dotI8(n, 'test');
+      split.dots.fill(-1);
+      const mine: number[] = [];
+      // A calling thread that is slow for its first chunk: the helper takes the rest meanwhile.
+      const helped = wasm.helper!.share(split.query16Ptr, split.codesPtr, n, dim, split.scorePtr, chunk, (from, to) => {
+        wasm.dotI8(split.query16Ptr, split.codesPtr + from * dim, to - from, dim, split.scorePtr + from * 4);
+        if (mine.push(from) === 1) Atomics.wait(pause, 0, 0, 200);
+      }, 'test');
+      expect(helped).toBe(n - mine.reduce((sum, from) => sum + Math.min(chunk, n - from), 0));
+      expect(helped).toBeGreaterThan(n / 2);
+      expect(Array.from(split.dots.subarray(0, n))).toEqual(Array.from(plain.dots.subarray(0, n)));
+    }
+    split.dispose();
+  });
+
   it('ends an idle helper after a minute without a split pass, and starts another at the next large pass', async () => {
     const next = rng(12);
     const dim = 16;
     const n = 4_000;
-    const split = new ScanArena(threaded, dim, strideOf(dim), n, false, 'test');
-    const plain = new ScanArena(single, dim, strideOf(dim), n, false, 'test');
-    randomCodes(split, n, dim, next);
-    plain.codes.set(split.codes.subarray(0, n * dim));
+    const { split, plain } = arenas(dim, n, next);
     expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), split.query16, dim)).not.toBeNull();
     plain.query16.set(split.query16);
     plain.dotI8(n, 'test');
     await helperReady(split, n);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      expect(split.dotI8(n, 'test')).toBe(n / 2);
+      expect(split.dotI8(n, 'test')).toBeGreaterThanOrEqual(0);
       vi.advanceTimersByTime(59_000);
-      expect(split.dotI8(n, 'test')).toBe(n / 2);
+      expect(split.dotI8(n, 'test')).toBeGreaterThanOrEqual(0);
       vi.advanceTimersByTime(59_000);
       expect(split.wasm!.helper!.ready).toBe(true);
       vi.advanceTimersByTime(1_000);
@@ -96,7 +124,7 @@ describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
     expect(Array.from(split.dots.subarray(0, n))).toEqual(Array.from(plain.dots.subarray(0, n)));
     await helperReady(split, n);
     split.dots.fill(-1);
-    expect(split.dotI8(n, 'test')).toBe(n / 2);
+    split.dotI8(n, 'test');
     expect(Array.from(split.dots.subarray(0, n))).toEqual(Array.from(plain.dots.subarray(0, n)));
     split.dispose();
   });

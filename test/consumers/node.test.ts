@@ -75,7 +75,7 @@ describe.each(NODE_TARGETS)('a Node app from the packed package, on $label', (ta
   it('splits a large exact scan\'s int8 pass with a helper thread, answers as one thread does, and exits once closed', async () => {
     const result = await runOk('node', ['threads.mjs'], { cwd: dir, env: node.env });
     const report = lastJson<{ helper: string[]; same: boolean }>(result.stdout);
-    expect(report.helper).toEqual(['debug: vector scan: a helper thread takes half of every int8 pass over 32768 vectors or more']);
+    expect(report.helper).toEqual(['debug: vector scan: a helper thread shares every int8 pass over 32768 vectors or more']);
     expect(report.same).toBe(true);
   });
 

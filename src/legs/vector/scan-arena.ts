@@ -90,8 +90,8 @@ export class ScanArena {
 
   /**
    * The int8 pass: `dots[i]` is the i16 query's exact inner product with the codes of slot i, for
-   * the first `n` slots. A large pass gives its upper slots to the kernel's helper thread, if any.
-   * Returns how many slots the helper scored.
+   * the first `n` slots. A large pass is shared with the kernel's helper thread, if any. Returns
+   * how many slots the helper scored.
    */
   dotI8(n: number, method: string): number {
     if (this.wasm === null) {
@@ -99,10 +99,9 @@ export class ScanArena {
       return 0;
     }
     const helper = this.wasm.helper;
-    const helped = helper === null ? 0 : helper.begin(this.query16Ptr, this.codesPtr, n, this.stride, this.scorePtr, I8_CHUNK);
-    this.#dotI8(0, n - helped);
-    if (helped === 0 || helper!.end(method)) return helped;
-    this.#dotI8(n - helped, n);
+    const helped = helper === null ? -1 : helper.share(this.query16Ptr, this.codesPtr, n, this.stride, this.scorePtr, I8_CHUNK, (from, to) => this.#dotI8(from, to), method);
+    if (helped >= 0) return helped;
+    this.#dotI8(0, n);
     return 0;
   }
 

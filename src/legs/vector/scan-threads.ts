@@ -3,12 +3,16 @@
  * (38 MB at 100k 384-d vectors), and on the hosts measured one core, not memory, is what limits
  * it: two threads each reading half took 1.1 ms where one took 2.2 (scratch probe, 100k vectors,
  * Node 20, 2 cores). So a large store's kernel instance lives in a shared memory, and a helper
- * thread with its own instance over that memory scores the upper half of the slots while the
- * calling thread scores the lower half. Small stores gain nothing: waking the helper costs about
- * a tenth of a millisecond (10k vectors: 0.18 ms alone, 0.19 split; 40k: 0.76 → 0.45).
+ * thread with its own instance over that memory takes part in each pass. Small stores gain
+ * nothing: waking the helper costs about a tenth of a millisecond (10k vectors: 0.18 ms alone,
+ * 0.19 split in halves; 40k: 0.76 → 0.45).
  *
- * The two threads meet through a few words of a `SharedArrayBuffer` and `Atomics.wait`/`notify`:
- * a search stays synchronous, and an idle helper sleeps without using a core.
+ * Both threads claim the pass's chunks from one counter until none is left, rather than each
+ * taking a fixed half: the calling thread starts at once, a helper that wakes late (or is
+ * descheduled on a busy host) takes fewer chunks, and the caller waits at most for the chunks the
+ * helper is scoring. Claims carry the job's tag, so a helper still on an old job cannot claim a
+ * chunk of a new one. The threads meet through a few words of a `SharedArrayBuffer` and
+ * `Atomics.wait`/`notify`: a search stays synchronous, and an idle helper sleeps without a core.
  */
 import type { Worker as NodeWorker } from 'node:worker_threads';
 import { HybridMindError } from '../../errors.js';
@@ -35,17 +39,23 @@ const IDLE_MS = 60_000;
 /** A helper that has not answered in this long is taken for lost, and the search fails rather than hang. */
 const WAIT_MS = 60_000;
 
-// The control words. JOB and DONE are sequence numbers: the helper works while they differ.
+// The control words. JOB is the current job's tag (1 to TAGS), which wakes the helper; NEXT is the
+// tag shifted left by 16 plus the next chunk to claim; FINISHED counts the job's chunks scored.
 const JOB = 0;
-const DONE = 1;
-const STATE = 2;
-const QUERY = 3;
-const BASE = 4;
-const COUNT = 5;
-const STRIDE = 6;
-const OUT = 7;
-const CHUNK = 8;
-const WORDS = 9;
+const NEXT = 1;
+const FINISHED = 2;
+const STATE = 3;
+const QUERY = 4;
+const BASE = 5;
+const COUNT = 6;
+const STRIDE = 7;
+const OUT = 8;
+const CHUNK = 9;
+const WORDS = 10;
+/** Tags stay below 2¹⁵, so NEXT stays a positive int32. */
+const TAGS = 0x7fff;
+/** Chunks a pass may have: the low 16 bits of NEXT (a 4 GiB memory of 16-byte rows in chunks of 8,192 has 32,768). */
+const MAX_CHUNKS = 0xffff;
 // STATE's values; it starts at 0, before the helper has its instance.
 const READY = 1;
 const FAILED = 2;
@@ -54,8 +64,12 @@ const STOPPING = 3;
 /**
  * The helper's whole program, run with `eval` so that no file has to be found next to this
  * module's (bundlers and test runners move it; a `.ts` source has no `.js` twin). It is this
- * module's constant, never input. A failed pass is reported, not thrown: the calling thread then
- * scores that part itself.
+ * module's constant, never input. A failed chunk is reported, not thrown: the calling thread then
+ * scores the whole pass itself.
+ *
+ * A job's words are read after its tag and before the first claim. They can be a newer job's only
+ * once the calling thread finished the tagged job, and then no chunk of that tag is left to claim:
+ * a claim that succeeds was made with its own job's words.
  */
 const HELPER = `'use strict';
 const { workerData } = require('node:worker_threads');
@@ -69,20 +83,30 @@ try {
 } catch {
   Atomics.store(c, ${STATE}, ${FAILED});
 }
+let seen = 0;
 while (pass !== null) {
-  Atomics.wait(c, ${JOB}, Atomics.load(c, ${DONE}));
-  const job = Atomics.load(c, ${JOB});
+  Atomics.wait(c, ${JOB}, seen);
+  const tag = Atomics.load(c, ${JOB});
   if (Atomics.load(c, ${STATE}) === ${STOPPING}) break;
-  if (job === Atomics.load(c, ${DONE})) continue;
-  try {
-    const query = words[${QUERY}], base = words[${BASE}], count = words[${COUNT}], stride = words[${STRIDE}], out = words[${OUT}], chunk = words[${CHUNK}];
-    for (let from = 0; from < count; from += chunk) pass(query, base + from * stride, Math.min(chunk, count - from), stride, out + from * 4);
-  } catch {
-    Atomics.store(c, ${STATE}, ${FAILED});
-    pass = null;
+  if (tag === seen) continue;
+  seen = tag;
+  const query = words[${QUERY}], base = words[${BASE}], count = words[${COUNT}], stride = words[${STRIDE}], out = words[${OUT}], chunk = words[${CHUNK}];
+  const chunks = Math.ceil(count / chunk);
+  for (;;) {
+    const next = Atomics.load(c, ${NEXT});
+    if (next >>> 16 !== tag || (next & 0xffff) >= chunks) break;
+    if (Atomics.compareExchange(c, ${NEXT}, next, next + 1) !== next) continue;
+    const from = (next & 0xffff) * chunk;
+    try {
+      pass(query, base + from * stride, Math.min(chunk, count - from), stride, out + from * 4);
+    } catch {
+      Atomics.store(c, ${STATE}, ${FAILED});
+      pass = null;
+    }
+    Atomics.add(c, ${FINISHED}, 1);
+    Atomics.notify(c, ${FINISHED});
+    if (pass === null) break;
   }
-  Atomics.store(c, ${DONE}, job);
-  Atomics.notify(c, ${DONE});
 }
 `;
 
@@ -122,57 +146,63 @@ export class PassHelper {
   }
 
   /**
-   * Hands the upper part of a pass over `count` vectors to the helper and returns how many it took,
-   * 0 when it takes none (a small pass, or a helper not ready yet). Pointers are byte offsets as
-   * `dot_i8` takes them; the helper scores its part `chunk` vectors per call.
+   * Runs a pass over `count` vectors with the helper: `own(from, to)` scores slots [from, to) on
+   * the calling thread, the helper scores the chunks it claims, `chunk` vectors each. Pointers are
+   * byte offsets as `dot_i8` takes them. Returns how many slots the helper scored, or −1 when the
+   * pass was not shared (a small pass, a helper not ready yet, or one that failed): the caller
+   * then scores every slot itself.
    */
-  begin(query: number, base: number, count: number, stride: number, out: number, chunk: number): number {
-    if (this.#off || count < this.#threads.from) return 0;
+  share(query: number, base: number, count: number, stride: number, out: number, chunk: number, own: (from: number, to: number) => void, method: string): number {
+    const chunks = Math.ceil(count / chunk);
+    if (this.#off || count < this.#threads.from || chunks > MAX_CHUNKS) return -1;
     const running = this.#running;
     if (running === null) {
       this.#start();
-      return 0;
+      return -1;
     }
-    const state = Atomics.load(running.control, STATE);
+    const c = running.control;
+    const state = Atomics.load(c, STATE);
     if (state !== READY) {
       if (state === FAILED) this.#fail('could not instantiate the kernel');
-      return 0;
+      return -1;
     }
     if (!this.#joined) {
       this.#joined = true;
-      this.#threads.logger('debug', `vector scan: a helper thread takes half of every int8 pass over ${this.#threads.from} vectors or more`, { from: this.#threads.from });
+      this.#threads.logger('debug', `vector scan: a helper thread shares every int8 pass over ${this.#threads.from} vectors or more`, { from: this.#threads.from });
     }
     this.#stillBusy();
-    const own = count >>> 1;
+    const tag = (this.#job % TAGS) + 1;
+    this.#job = tag;
     const w = running.words;
     w[QUERY] = query;
-    w[BASE] = base + own * stride;
-    w[COUNT] = count - own;
+    w[BASE] = base;
+    w[COUNT] = count;
     w[STRIDE] = stride;
-    w[OUT] = out + own * 4;
+    w[OUT] = out;
     w[CHUNK] = chunk;
-    this.#job = (this.#job + 1) | 0;
-    // A sequentially consistent store: the helper that sees the new job also sees its words.
-    Atomics.store(running.control, JOB, this.#job);
-    Atomics.notify(running.control, JOB);
-    return count - own;
-  }
-
-  /**
-   * Waits for the part `begin` handed over. False when the helper could not score it, which the
-   * caller then scores itself; the helper is not used again.
-   */
-  end(method: string): boolean {
-    const c = this.#running!.control;
-    for (let done = Atomics.load(c, DONE); done !== this.#job; done = Atomics.load(c, DONE)) {
-      if (Atomics.wait(c, DONE, done, WAIT_MS) === 'timed-out') {
+    Atomics.store(c, FINISHED, 0);
+    // Sequentially consistent stores: whoever sees the new tag also sees the job's words.
+    Atomics.store(c, NEXT, tag << 16);
+    Atomics.store(c, JOB, tag);
+    Atomics.notify(c, JOB);
+    let scored = 0;
+    for (let next = Atomics.load(c, NEXT); (next & 0xffff) < chunks; next = Atomics.load(c, NEXT)) {
+      if (Atomics.compareExchange(c, NEXT, next, next + 1) !== next) continue;
+      const from = (next & 0xffff) * chunk;
+      const to = Math.min(count, from + chunk);
+      own(from, to);
+      scored += to - from;
+      Atomics.add(c, FINISHED, 1);
+    }
+    for (let finished = Atomics.load(c, FINISHED); finished !== chunks; finished = Atomics.load(c, FINISHED)) {
+      if (Atomics.wait(c, FINISHED, finished, WAIT_MS) === 'timed-out') {
         this.#fail(`gave no answer in ${WAIT_MS / 1000} s`);
         throw new HybridMindError('STORAGE', method, `the scan's helper thread gave no answer in ${WAIT_MS / 1000} s`);
       }
     }
-    if (Atomics.load(c, STATE) !== FAILED) return true;
+    if (Atomics.load(c, STATE) !== FAILED) return count - scored;
     this.#fail('failed during a pass');
-    return false;
+    return -1;
   }
 
   /** Whether a helper runs, has its instance and takes part of every large pass. */

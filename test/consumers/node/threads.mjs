@@ -19,7 +19,7 @@ for (let from = 0; from < N; from += 1_000) {
   await single.storeMany(batch);
 }
 const ask = async (mem, queryEmbedding) => JSON.stringify((await mem.recall('note', { mode: 'vector', k: 10, queryEmbedding, explain: false })).map((h) => [h.id, h.score]));
-const joined = () => logs.some((m) => m.includes('a helper thread takes half'));
+const joined = () => logs.some((m) => m.includes('a helper thread shares'));
 for (let tries = 0; tries < 500 && !joined(); tries++) {
   await ask(split, vector());
   await new Promise((resolve) => setTimeout(resolve, 20));
