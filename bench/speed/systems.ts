@@ -106,7 +106,7 @@ const hybridMind = (variant: Variant): System => ({
   ...(variant === 'default' ? { minN: 20_001 } : {}),
   config: {
     open: { ...(onFile(variant) ? { storage: '<fresh temp dir>/scale.db' } : {}), embedder: null, dim: 384, ann: scanOnly(variant) ? false : DEFAULT_ANN },
-    threads: `vectorThreads default (true): on ${availableParallelism()} cores, each int8 pass of the exact scan over ${SPLIT_FROM.toLocaleString('en-US')} vectors or more runs half its vectors on one helper thread`,
+    threads: `vectorThreads default (true): on ${availableParallelism()} cores, each int8 pass of the exact scan over ${SPLIT_FROM.toLocaleString('en-US')} vectors or more is shared with one helper thread (both claim its calls of 8,192 vectors)`,
     ingest: `storeMany in batches of ${BATCH} (id, text, embedding, createdAt), then relateMany(DEPENDS_ON edges)`,
     recall: { k: K, queryEmbedding: 'precomputed', explain: false },
     lexical: 'own tokenizer (identifier-aware, Porter stemming) with the shared stop-word list',

@@ -45,8 +45,8 @@ export interface OpenOptions {
   /** HNSW for large stores (threshold, m, efConstruction, efSearch); `false` keeps the exact scan. */
   ann?: AnnOptions | false | undefined;
   /**
-   * In Node on two cores or more, the exact scan over 32,768 vectors or more reads half of them on
-   * a second thread (about half its time at 100k); `false` keeps it on the calling thread.
+   * In Node on two cores or more, the exact scan over 32,768 vectors or more shares its int8 pass
+   * with a second thread (about half its time at 100k); `false` keeps it on the calling thread.
    * Default `true`. Elsewhere the scan runs on one thread.
    */
   vectorThreads?: boolean | undefined;
