@@ -98,6 +98,37 @@ describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
     split.dispose();
   });
 
+  it('scores only the chunks of the pass it claimed from, when each pass ends in another chunk than the one before', async () => {
+    // Searches between writes meet passes of new sizes. A helper that took a new pass's size with
+    // the last pass's claims counted a chunk finished in the wrong pass, which then ended early or
+    // waited a minute for a chunk that would never finish (this test's failure before the fix).
+    const next = rng(44);
+    const dim = 16;
+    const n = 1_400;
+    const chunk = 8;
+    const { split, plain } = arenas(dim, n, next);
+    await helperReady(split, n);
+    const wasm = split.wasm!;
+    expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), split.query16, dim)).not.toBeNull();
+    plain.query16.set(split.query16);
+    plain.dotI8(n, 'test');
+    const expected = plain.dots.slice(0, n);
+    const own = (from: number, to: number) => wasm.dotI8(split.query16Ptr, split.codesPtr + from * dim, to - from, dim, split.scorePtr + from * 4);
+    let wrong = 0;
+    let shared = 0;
+    for (let pass = 0; pass < 20_000; pass++) {
+      const count = pass % 2 === 0 ? FROM + (pass % 7) * chunk : n - (pass % 5) * chunk;
+      split.dots.fill(-1, 0, n);
+      const helped = wasm.helper!.share(split.query16Ptr, split.codesPtr, count, dim, split.scorePtr, chunk, own, 'test');
+      if (helped < 0) own(0, count);
+      else shared++;
+      for (let i = 0; i < n; i++) if (split.dots[i] !== (i < count ? expected[i] : -1)) wrong++;
+    }
+    expect(wrong).toBe(0);
+    expect(shared).toBe(20_000);
+    split.dispose();
+  });
+
   it('ends an idle helper after a minute without a split pass, and starts another at the next large pass', async () => {
     const next = rng(12);
     const dim = 16;

@@ -10,9 +10,17 @@
  * Both threads claim the pass's chunks from one counter until none is left, rather than each
  * taking a fixed half: the calling thread starts at once, a helper that wakes late (or is
  * descheduled on a busy host) takes fewer chunks, and the caller waits at most for the chunks the
- * helper is scoring. Claims carry the job's tag, so a helper still on an old job cannot claim a
- * chunk of a new one. The threads meet through a few words of a `SharedArrayBuffer` and
+ * helper is scoring. The threads meet through a few words of a `SharedArrayBuffer` and
  * `Atomics.wait`/`notify`: a search stays synchronous, and an idle helper sleeps without a core.
+ *
+ * One word decides every claim: it holds the pass's number of chunks and how many are claimed, and
+ * a claim is a compare-and-swap on it. The helper reads the pass's other words (its size among
+ * them) only once its claim succeeded. Until it reports that chunk finished the pass cannot end, so
+ * they cannot be the next pass's yet. A helper that decided from words it read before claiming
+ * could take the next pass's size with the last pass's claim word (a store that grew between two
+ * searches), claim a chunk past the last pass's end and count it finished in the next pass. That
+ * pass then ended before its last chunk was scored, or its count overshot and the search waited
+ * out `WAIT_MS` and failed.
  */
 import type { Worker as NodeWorker } from 'node:worker_threads';
 import { HybridMindError } from '../../errors.js';
@@ -39,8 +47,8 @@ const IDLE_MS = 60_000;
 /** A helper that has not answered in this long is taken for lost, and the search fails rather than hang. */
 const WAIT_MS = 60_000;
 
-// The control words. JOB is the current job's tag (1 to TAGS), which wakes the helper; NEXT is the
-// tag shifted left by 16 plus the next chunk to claim; FINISHED counts the job's chunks scored.
+// The control words. JOB counts the passes shared, which wakes the helper; NEXT is the pass's number
+// of chunks shifted left by 16 plus how many of them are claimed; FINISHED counts its chunks scored.
 const JOB = 0;
 const NEXT = 1;
 const FINISHED = 2;
@@ -52,9 +60,7 @@ const STRIDE = 7;
 const OUT = 8;
 const CHUNK = 9;
 const WORDS = 10;
-/** Tags stay below 2¹⁵, so NEXT stays a positive int32. */
-const TAGS = 0x7fff;
-/** Chunks a pass may have: the low 16 bits of NEXT (a 4 GiB memory of 16-byte rows in chunks of 8,192 has 32,768). */
+/** Chunks a pass may have: 16 bits of NEXT (a 4 GiB memory of 16-byte rows in chunks of 8,192 has 32,768). */
 const MAX_CHUNKS = 0xffff;
 // STATE's values; it starts at 0, before the helper has its instance.
 const READY = 1;
@@ -66,10 +72,6 @@ const STOPPING = 3;
  * module's (bundlers and test runners move it; a `.ts` source has no `.js` twin). It is this
  * module's constant, never input. A failed chunk is reported, not thrown: the calling thread then
  * scores the whole pass itself.
- *
- * A job's words are read after its tag and before the first claim. They can be a newer job's only
- * once the calling thread finished the tagged job, and then no chunk of that tag is left to claim:
- * a claim that succeeds was made with its own job's words.
  */
 const HELPER = `'use strict';
 const { workerData } = require('node:worker_threads');
@@ -86,19 +88,16 @@ try {
 let seen = 0;
 while (pass !== null) {
   Atomics.wait(c, ${JOB}, seen);
-  const tag = Atomics.load(c, ${JOB});
+  seen = Atomics.load(c, ${JOB});
   if (Atomics.load(c, ${STATE}) === ${STOPPING}) break;
-  if (tag === seen) continue;
-  seen = tag;
-  const query = words[${QUERY}], base = words[${BASE}], count = words[${COUNT}], stride = words[${STRIDE}], out = words[${OUT}], chunk = words[${CHUNK}];
-  const chunks = Math.ceil(count / chunk);
   for (;;) {
     const next = Atomics.load(c, ${NEXT});
-    if (next >>> 16 !== tag || (next & 0xffff) >= chunks) break;
+    if ((next & 0xffff) >= next >>> 16) break;
     if (Atomics.compareExchange(c, ${NEXT}, next, next + 1) !== next) continue;
+    const chunk = Atomics.load(words, ${CHUNK}), count = Atomics.load(words, ${COUNT}), stride = Atomics.load(words, ${STRIDE});
     const from = (next & 0xffff) * chunk;
     try {
-      pass(query, base + from * stride, Math.min(chunk, count - from), stride, out + from * 4);
+      pass(Atomics.load(words, ${QUERY}), Atomics.load(words, ${BASE}) + from * stride, Math.min(chunk, count - from), stride, Atomics.load(words, ${OUT}) + from * 4);
     } catch {
       Atomics.store(c, ${STATE}, ${FAILED});
       pass = null;
@@ -133,7 +132,6 @@ export class PassHelper {
   readonly #threads: ScanThreads;
   readonly #memory: WebAssembly.Memory;
   #running: Running | null = null;
-  #job = 0;
   #idle: ReturnType<typeof setTimeout> | null = null;
   /** Whether a pass was split yet (said once, at debug level). */
   #joined = false;
@@ -171,19 +169,17 @@ export class PassHelper {
       this.#threads.logger('debug', `vector scan: a helper thread shares every int8 pass over ${this.#threads.from} vectors or more`, { from: this.#threads.from });
     }
     this.#stillBusy();
-    const tag = (this.#job % TAGS) + 1;
-    this.#job = tag;
     const w = running.words;
-    w[QUERY] = query;
-    w[BASE] = base;
-    w[COUNT] = count;
-    w[STRIDE] = stride;
-    w[OUT] = out;
-    w[CHUNK] = chunk;
+    Atomics.store(w, QUERY, query);
+    Atomics.store(w, BASE, base);
+    Atomics.store(w, COUNT, count);
+    Atomics.store(w, STRIDE, stride);
+    Atomics.store(w, OUT, out);
+    Atomics.store(w, CHUNK, chunk);
     Atomics.store(c, FINISHED, 0);
-    // Sequentially consistent stores: whoever sees the new tag also sees the job's words.
-    Atomics.store(c, NEXT, tag << 16);
-    Atomics.store(c, JOB, tag);
+    // Opens the claims; the helper reads the words above only after a claim succeeds.
+    Atomics.store(c, NEXT, chunks << 16);
+    Atomics.add(c, JOB, 1);
     Atomics.notify(c, JOB);
     let scored = 0;
     for (let next = Atomics.load(c, NEXT); (next & 0xffff) < chunks; next = Atomics.load(c, NEXT)) {
@@ -254,7 +250,6 @@ export class PassHelper {
         if (this.#running?.worker === worker) this.#fail(`stopped: ${error instanceof Error ? error.message : String(error)}`);
       });
       this.#running = { worker, control, words: new Uint32Array(control.buffer) };
-      this.#job = 0;
     } catch (error) {
       this.#fail(`could not start: ${error instanceof Error ? error.message : String(error)}`);
     }
