@@ -8,7 +8,7 @@ import { averageWithNeighbours } from './neighbour-averaging.js';
 import { applyPatch, duplicateId, prepareBatch } from './rows.js';
 import { checkId, normalizedVector } from './validate.js';
 import { checkEdgeSpec, checkEdgeSpecs, type EdgeSpec } from './edge-spec.js';
-import { slab } from '../util/vector.js';
+import { lendSlab } from '../util/vector.js';
 
 const PROGRESS_EVERY = 1000;
 
@@ -35,9 +35,19 @@ export class Writer {
   }
 
   store(method: string, inputs: unknown[], name: string, onProgress?: (p: { done: number; total: number }) => void): string[] {
+    // SQLite and the indexes copy the vectors they keep before this returns, so the batch's can
+    // share blocks, and the next batch can write over them.
+    const blocks = lendSlab(inputs.length);
+    try {
+      return this.#store(method, inputs, name, blocks.take, onProgress);
+    } finally {
+      blocks.done();
+    }
+  }
+
+  #store(method: string, inputs: unknown[], name: string, take: (length: number) => Float32Array, onProgress?: (p: { done: number; total: number }) => void): string[] {
     const now = this.#now();
-    // SQLite and the indexes copy the vectors they keep, so the batch's can share blocks.
-    const { prepared, dim } = prepareBatch(method, name, inputs, now, this.#dim, slab(inputs.length));
+    const { prepared, dim } = prepareBatch(method, name, inputs, now, this.#dim, take);
     const taken = prepared.find((p) => this.#indexes.catalog.noOf(p.row.id) !== undefined);
     if (taken) throw duplicateId(method, taken.row.id);
     const [rows, edges] = this.#repo.transaction(method, () => {
