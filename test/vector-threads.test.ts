@@ -39,6 +39,17 @@ function arenas(dim: number, n: number, next: () => number): { split: ScanArena;
   return { split, plain };
 }
 
+/** Quantizes a random query into both arenas, as a search does before its int8 pass. */
+function newQuery(split: ScanArena, plain: ScanArena, dim: number, next: () => number): void {
+  expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), split.query16, strideOf(dim))).not.toBeNull();
+  plain.query16.set(split.query16);
+}
+
+/** What the calling thread scores of a pass `share` runs over `split` (`dim` a multiple of 16, so the stride). */
+function ownCalls(split: ScanArena, dim: number): (from: number, to: number) => void {
+  return (from, to) => split.wasm!.dotI8(split.query16Ptr, split.codesPtr + from * dim, to - from, dim, split.scorePtr + from * 4);
+}
+
 describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
   it('loads the bundled kernel with a helper by default in Node, and without one when told not to', async () => {
     expect((await loadVectorKernel())!.threads?.from).toBe(SPLIT_FROM);
@@ -55,8 +66,7 @@ describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
     const { split, plain } = arenas(dim, capacity, next);
     await helperReady(split, capacity);
     for (const n of [FROM - 1, FROM, FROM + 1, 8_192, 16_385, 20_001]) {
-      expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), split.query16, strideOf(dim))).not.toBeNull();
-      plain.query16.set(split.query16);
+      newQuery(split, plain, dim, next);
       split.dots.fill(-1);
       const helped = split.dotI8(n, 'test');
       if (n < FROM) expect(helped).toBe(0);
@@ -79,16 +89,16 @@ describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
     const { split, plain } = arenas(dim, n, next);
     await helperReady(split, n);
     const wasm = split.wasm!;
+    const own = ownCalls(split, dim);
     const pause = new Int32Array(new SharedArrayBuffer(4));
     for (let round = 0; round < 3; round++) {
-      expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), split.query16, dim)).not.toBeNull();
-      plain.query16.set(split.query16);
+      newQuery(split, plain, dim, next);
       plain.dotI8(n, 'test');
       split.dots.fill(-1);
       const mine: number[] = [];
       // A calling thread that is slow for its first chunk: the helper takes the rest meanwhile.
       const helped = wasm.helper!.share(split.query16Ptr, split.codesPtr, n, dim, split.scorePtr, chunk, (from, to) => {
-        wasm.dotI8(split.query16Ptr, split.codesPtr + from * dim, to - from, dim, split.scorePtr + from * 4);
+        own(from, to);
         if (mine.push(from) === 1) Atomics.wait(pause, 0, 0, 200);
       }, 'test');
       expect(helped).toBe(n - mine.reduce((sum, from) => sum + Math.min(chunk, n - from), 0));
@@ -109,11 +119,10 @@ describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
     const { split, plain } = arenas(dim, n, next);
     await helperReady(split, n);
     const wasm = split.wasm!;
-    expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), split.query16, dim)).not.toBeNull();
-    plain.query16.set(split.query16);
+    newQuery(split, plain, dim, next);
     plain.dotI8(n, 'test');
     const expected = plain.dots.slice(0, n);
-    const own = (from: number, to: number) => wasm.dotI8(split.query16Ptr, split.codesPtr + from * dim, to - from, dim, split.scorePtr + from * 4);
+    const own = ownCalls(split, dim);
     let wrong = 0;
     let shared = 0;
     for (let pass = 0; pass < 20_000; pass++) {
@@ -134,8 +143,7 @@ describe.skipIf(cores < 2)('the int8 pass on two threads', () => {
     const dim = 16;
     const n = 4_000;
     const { split, plain } = arenas(dim, n, next);
-    expect(quantizeQuery(Float32Array.from({ length: dim }, () => next() * 2 - 1), split.query16, dim)).not.toBeNull();
-    plain.query16.set(split.query16);
+    newQuery(split, plain, dim, next);
     plain.dotI8(n, 'test');
     await helperReady(split, n);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
