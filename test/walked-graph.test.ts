@@ -58,7 +58,7 @@ describe('hnswlib\'s saved graph, read without hnswlib', () => {
     expect(links.maxLevel).toBeGreaterThan(0);
     expect(links.maxM0).toBe(32);
     for (let node = 0; node < links.count; node++) {
-      const n = links.level0[node * 33]!;
+      const n = links.level0[node * links.level0Width]! & 0xffff;
       expect(n).toBeGreaterThan(0);
       expect(n).toBeLessThanOrEqual(32);
     }
@@ -131,6 +131,25 @@ describe('WalkedGraph', () => {
       expect(walked.map((h) => h.score)).toEqual([...walked.map((h) => h.score)].sort((a, b) => b - a));
     }
     hnsw.setEfSearch(64);
+  });
+
+  it('expands a node hnswlib marked deleted like any other, its flags kept out of its link count', () => {
+    const flat = flatOf(true, (i) => i === 7);
+    const graph = WalkedGraph.read(saved, 384, flat);
+    // Node 7's own vector: the walk reaches it first and must go on through its links.
+    const walked = graph.search(flat, vectors[7]!, 10, 64)!;
+    expect(walked.map((h) => h.no)).toEqual(flat.search(vectors[7]!, 10).map((h) => h.no));
+  });
+
+  it('reads a graph whose bytes are not aligned to words as it reads an aligned one', () => {
+    const flat = flatOf(true, (i) => i === 7);
+    const shifted = new Uint8Array(saved.length + 1).subarray(1);
+    shifted.set(saved);
+    const links = readHnswLinks(shifted, 384);
+    expect(Array.from(links.level0)).toEqual(Array.from(readHnswLinks(saved, 384).level0));
+    const aligned = WalkedGraph.read(saved, 384, flat);
+    const unaligned = WalkedGraph.read(shifted, 384, flat);
+    for (const q of queries.slice(0, 20)) expect(unaligned.search(flat, q, 10, 64)).toEqual(aligned.search(flat, q, 10, 64));
   });
 
   it('keeps what is written after it in a tail and removed vectors as ghosts that route but are never returned', () => {

@@ -265,6 +265,7 @@ export interface EntityLeg {
 
 /** A vector index's saved bytes, kept by the store (a blob in its own database). */
 export interface SavedBytes {
+  /** What was kept, in a buffer of its own: the index may keep views of it rather than copies. */
   read(): Uint8Array | null;
   /**
    * Keeps `bytes` (one buffer, or pieces valid for this call) in place of what was kept. A

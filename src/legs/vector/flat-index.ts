@@ -293,12 +293,23 @@ export class FlatVectorIndex implements VectorIndex {
   /**
    * {@link get} for many: a released index reads them from the store in one statement, not one
    * each (an HNSW build over a released scan asks for every vector). Numbers this index or the
-   * store lacks give undefined.
+   * store lacks give undefined. The copies are views of one buffer per call.
    */
   getMany(nos: readonly number[]): Array<Float32Array | undefined> {
     const dim = this.dim;
     const slots = nos.map((no) => this.#noToSlot.get(no));
-    if (this.#reader === null) return slots.map((slot) => (slot === undefined ? undefined : this.#arena.vectors.slice(slot * dim, (slot + 1) * dim)));
+    if (this.#reader === null) {
+      // One buffer for the batch, not one per vector: an HNSW build asks for every vector, and
+      // 100k small buffers waiting for the collector left holes in the C heap that stay resident.
+      const copies = new Float32Array(nos.length * dim);
+      const vectors = this.#arena.vectors;
+      return slots.map((slot, i) => {
+        if (slot === undefined) return undefined;
+        const copy = copies.subarray(i * dim, (i + 1) * dim);
+        copy.set(vectors.subarray(slot * dim, (slot + 1) * dim));
+        return copy;
+      });
+    }
     const held = nos.filter((_, i) => slots[i] !== undefined);
     const read = new Float32Array(held.length * dim);
     if (held.length > 0) this.#reader(held, read);

@@ -31,8 +31,13 @@ export interface HnswLinks {
   /** The node the walk starts from, and its level (the graph's top). */
   readonly entry: number;
   readonly maxLevel: number;
-  /** Per node, `1 + maxM0` words: its level-0 neighbour count, then the neighbours. */
+  /**
+   * Per node, `level0Width` words: its level-0 neighbour count in the low 16 bits (hnswlib keeps
+   * its flags above them), then room for `maxM0` neighbours, then its label. The stripped graph's
+   * own bytes where they are aligned, so reading a graph copies no links.
+   */
   readonly level0: Int32Array;
+  readonly level0Width: number;
   /** Per node, where its upper levels start in `upper` (level l at `+ (l − 1)·(1 + maxM)`), −1 when it has none. */
   readonly upperAt: Int32Array;
   /** Per upper level of a node, `1 + maxM` words: the neighbour count, then the neighbours. */
@@ -169,25 +174,22 @@ export function readHnswLinks(graph: Uint8Array, dim: number): HnswLinks {
   if (maxM === 0 || maxM0 === 0 || maxM > 0xffff || maxM0 > 0xffff) throw corruptGraph(`link widths ${maxM}/${maxM0}`);
   if (count > 0 && (entry >= count || maxLevel < 0 || maxLevel > 255)) throw corruptGraph(`entry point ${entry} at level ${maxLevel} for ${count} nodes`);
   const upperWords = 1 + maxM;
-  const level0Words = 1 + maxM0;
-  const level0 = new Int32Array(count * level0Words);
+  const level0Width = sizeData / 4;
   const labels = new Int32Array(count);
   const deleted = new Uint8Array(count);
   const levels = new Uint8Array(count);
   const upperAt = new Int32Array(count).fill(-1);
   const blocksEnd = HEADER + count * sizeData;
   if (graph.byteLength < blocksEnd + 4 * count) throw corruptGraph(`${graph.byteLength} bytes cannot hold ${count} nodes`);
-  const aligned = (graph.byteOffset & 3) === 0;
+  // The links stay where they are: a copy would be as large as the graph's blocks (13 MB at 100k),
+  // and the stripped bytes it was copied from were garbage the C heap kept resident.
+  const level0 = (graph.byteOffset & 3) === 0 ? new Int32Array(graph.buffer, graph.byteOffset + HEADER, count * level0Width) : new Int32Array(graph.slice(HEADER, blocksEnd).buffer);
   let deletedCount = 0;
   for (let node = 0, at = HEADER; node < count; node++, at += sizeData) {
     const n = view.getUint16(at, true);
     if (n > maxM0) throw corruptGraph(`node ${node} has ${n} level-0 links, more than ${maxM0}`);
     deleted[node] = view.getUint8(at + 2) & DELETED_MARK;
     deletedCount += deleted[node]!;
-    const w = node * level0Words;
-    level0[w] = n;
-    if (aligned) level0.set(new Int32Array(graph.buffer, graph.byteOffset + at + 4, n), w + 1);
-    else for (let j = 0; j < n; j++) level0[w + 1 + j] = u32(at + 4 + 4 * j);
     labels[node] = view.getInt32(at + labelOffset, true);
   }
   const upperLists: Int32Array[] = [];
@@ -220,16 +222,16 @@ export function readHnswLinks(graph: Uint8Array, dim: number): HnswLinks {
     w += list.length;
   }
   if (count > 0 && levels[entry] !== maxLevel) throw corruptGraph(`the entry point is at level ${levels[entry]}, not the graph's ${maxLevel}`);
-  checkTargets(level0, level0Words, count);
-  checkTargets(upper, upperWords, count);
-  return { count, maxM, maxM0, entry, maxLevel, level0, upperAt, upper, levels, labels, deleted, kept };
+  checkTargets(level0, level0Width, maxM0, count);
+  checkTargets(upper, upperWords, maxM, count);
+  return { count, maxM, maxM0, entry, maxLevel, level0, level0Width, upperAt, upper, levels, labels, deleted, kept };
 }
 
 /** Every neighbour names a node: a walk then never reads outside its arrays. */
-function checkTargets(lists: Int32Array, width: number, count: number): void {
+function checkTargets(lists: Int32Array, width: number, room: number, count: number): void {
   for (let w = 0; w < lists.length; w += width) {
-    const n = lists[w]!;
-    if (n >= width) throw corruptGraph(`a list of ${n} links in room for ${width - 1}`);
+    const n = lists[w]! & 0xffff;
+    if (n > room) throw corruptGraph(`a list of ${n} links in room for ${room}`);
     for (let j = 1; j <= n; j++) {
       const target = lists[w + j]!;
       if (target < 0 || target >= count) throw corruptGraph(`a link to node ${target >>> 0} of ${count}`);

@@ -79,8 +79,7 @@ export class HnswWalk {
   }
 
   #beam(score: NodeScores, ef: number, keep: (node: number) => boolean, filtering: boolean, start: number, startScore: number): WalkResult {
-    const { level0, maxM0 } = this.links;
-    const width = 1 + maxM0;
+    const { level0, level0Width: width } = this.links;
     const visited = this.#visited;
     const epoch = this.#nextEpoch();
     const scores = this.#scores;
@@ -102,7 +101,7 @@ export class HnswWalk {
       const node = this.#candidateNodes[0]!;
       pending = this.#popCandidate(pending);
       const at = node * width;
-      const n = level0[at]!;
+      const n = level0[at]! & 0xffff;
       let count = 0;
       for (let j = 1; j <= n; j++) {
         const next = level0[at + j]!;
