@@ -333,13 +333,10 @@ describe('AdaptiveVectorIndex adopting saved codes', () => {
     }
   });
 
-  it('declines without the store to read from, once it holds vectors, or when the bytes carry no digest, and refuses bytes that do not read', async () => {
+  it('declines without the store to read from or once it holds vectors, and refuses bytes that do not read', async () => {
     const { read, bytes, codes } = await saved(250);
     const fresh = (threshold: number, withRead = true) => new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold }, { store: bytes, ...(withRead ? { read } : {}) });
     expect(fresh(200, false).adoptQuantized(codes)).toBe(false);
-    const withoutDigest = new FlatVectorIndex(dim, kernel);
-    withoutDigest.add(1, clusteredVectors(1, { dim, seed: 2 })[0]!);
-    expect(fresh(1).adoptQuantized(withoutDigest.saveQuantized()!)).toBe(false);
     const busy = fresh(200);
     busy.add(9_999, clusteredVectors(1, { dim, seed: 3 })[0]!);
     expect(busy.adoptQuantized(codes)).toBe(false);
@@ -383,18 +380,80 @@ describe('AdaptiveVectorIndex adopting saved codes read in pieces', () => {
     expect(index.search(all[3]!, 1)[0]!.no).toBe(3);
   });
 
-  it('refuses pieces that end inside the header or disagree with it, and declines codes without digest entries before reading past the header', () => {
+  it('refuses pieces that end inside the header or disagree with it', () => {
     const dim = 96;
     const { read, codes } = savedExact(dim, 40, 93);
     const fresh = (threshold: number) => new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold }, { read });
     expect(() => fresh(Infinity).adoptQuantized(inPieces(codes.subarray(0, 10), 4).bytes)).toThrow(/at least 16 bytes, received 10/);
     expect(() => fresh(Infinity).adoptQuantized(inPieces(codes.subarray(0, codes.length - 8), 64).bytes)).toThrow(/need \d+ bytes/);
     expect(() => fresh(Infinity).adoptQuantized({ length: 3 } as unknown as PartedBytes)).toThrow(/at least 16 bytes/);
-    const pieces = inPieces(codes, 8);
-    const hnswCapable = fresh(20);
-    expect(hnswCapable.adoptQuantized(pieces.bytes)).toBe(false);
-    expect(pieces.visited()).toBe(2);
-    expect(hnswCapable.size).toBe(0);
+  });
+});
+
+describe('AdaptiveVectorIndex adopting saved codes without digest entries, where it may build HNSW', () => {
+  const dim = 384;
+
+  it('answers from them at once, fills the digest in from the store after the open, then builds and saves a graph against it', async () => {
+    const { all, vectors, read, asked, source, codes } = savedExact(dim, 300, 95);
+    const bytes = memorySavedBytes();
+    const index = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200, saveDelayMs: 0 }, { store: bytes, read });
+    // What a store that read every vector at the open makes: a digest (no graph is ever built with this threshold).
+    const reference = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 1e9 }, { read });
+    for (const [no, v] of vectors) reference.add(no, v);
+    expect(index.adoptQuantized(inPieces(codes, 4_096).bytes)).toBe(true);
+    expect(asked()).toBe(0);
+    for (const q of all.slice(300, 303)) expect(index.search(q, 10)).toEqual(source.search(q, 10));
+    // Writes before the fill: the new vector's entry comes from the write, the removed one has none.
+    for (const target of [source, reference, index]) {
+      target.add(300, all[330]!);
+      target.remove(7);
+    }
+    vectors.set(300, all[330]!);
+    vectors.delete(7);
+    // Until the digest is whole the codes are saved as they came, without entries, and no graph starts.
+    expect(index.saveQuantized()).toEqual(source.saveQuantized());
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(index.status().state).toBe('off');
+    await index.whenIndexed();
+    expect(asked()).toBeGreaterThanOrEqual(300);
+    expect(index.status()).toMatchObject({ state: 'ready', source: 'build', indexed: 300 });
+    expect(index.saveQuantized()).toEqual(reference.saveQuantized());
+    expect(index.search(all[330]!, 1)[0]!.no).toBe(300);
+    // The graph was saved against that digest: a reopen from the new codes serves it as saved.
+    const reopened = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200, saveDelayMs: 0 }, { store: bytes, read });
+    expect(reopened.adoptQuantized(index.saveQuantized()!)).toBe(true);
+    await reopened.whenIndexed();
+    expect(reopened.status()).toMatchObject({ state: 'ready', source: 'bytes', indexed: 300 });
+    for (const target of [index, reopened, reference]) target.dispose();
+  });
+
+  it('reads nothing more once cleared or disposed during the fill', async () => {
+    const { read, asked, codes } = savedExact(dim, 250, 96);
+    for (const stop of ['clear', 'dispose'] as const) {
+      const index = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200 }, { read });
+      expect(index.adoptQuantized(codes)).toBe(true);
+      const before = asked();
+      index[stop]();
+      await afterFirstSlice();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(asked()).toBe(before);
+      expect(index.status().state).toBe('off');
+    }
+  });
+
+  it('leaves the answers to the exact scan when the store lacks a vector the codes hold', async () => {
+    const { all, vectors, read, source, codes } = savedExact(dim, 250, 97);
+    vectors.delete(42);
+    const warnings: string[] = [];
+    const logger = (level: string, message: string) => void (level === 'warn' && warnings.push(message));
+    const index = new AdaptiveVectorIndex(new FlatVectorIndex(dim, kernel), { threshold: 200 }, { read, logger });
+    expect(index.adoptQuantized(codes)).toBe(true);
+    await index.whenIndexed();
+    expect(index.status()).toMatchObject({ state: 'failed', error: expect.stringMatching(/the store lacks the vector of memory no 42/) });
+    expect(warnings).toEqual([expect.stringMatching(/^ann: HNSW disabled, the exact scan answers: computing the digest/)]);
+    expect(index.exact).toBe(true);
+    for (const no of [5, 120, 249]) expect(index.search(all[no]!, 1)).toEqual(source.search(all[no]!, 1));
+    index.dispose();
   });
 });
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteWasmDriver, type HybridMemory, type Logger, type RecallMode } from '../../src/index.js';
-import { decodeQuantized, encodeQuantized } from '../../src/legs/vector/quantized-snapshot.js';
+import { decodeQuantized } from '../../src/legs/vector/quantized-snapshot.js';
 import { encodeCatalog } from '../../src/memory/saved-catalog.js';
-import { readParts, writeParts } from '../../src/storage/blob-parts.js';
+import { readParts } from '../../src/storage/blob-parts.js';
 import { openMemory, recorder } from '../support/memory.js';
 import { afterFirstSlice } from '../support/slices.js';
 import { until } from '../support/until.js';
@@ -224,21 +224,24 @@ describe('saved indexes at open', () => {
     expect(warned.messages).toContain('the saved quantized vectors could not be read; quantizing them again');
   });
 
-  it('offers codes the dense leg declines to adopt (saved without digest entries) to the vectors it reads, and answers the same', async () => {
-    const bytes = await savedStore();
-    const expected = await answers(await rebuilt(bytes));
+  it('opens from codes saved without digest entries (a store written with ann: false) where HNSW may be built, answers the same, then builds it', async () => {
+    const written = await openMemory({ ann: false });
+    stores.push(written);
+    await written.storeMany(MEMORIES);
+    await written.relateMany(EDGES);
+    const bytes = await written.exportDatabase();
     const driver = await SqliteWasmDriver.open({ bytes });
-    const { stamp } = driver.all<{ stamp: string }>("SELECT stamp FROM derived_index WHERE name = 'quantized'")[0]!;
-    // Version 1 codes, as a store saved them before digest entries: an index that may build HNSW declines them.
     const saved = readParts(driver, 'derived_index', 'quantized')!;
     const dim = new DataView(saved.buffer, saved.byteOffset).getUint32(8, true);
-    const run = decodeQuantized('test', saved, dim);
-    const v1 = encodeQuantized(dim, run.nos, run.meta, run.codes)!;
-    writeParts(driver, 'derived_index', 'quantized', { stamp }, v1);
+    expect(decodeQuantized('test', saved, dim).digests).toBeNull();
+    const expected = await answers(await rebuilt(bytes));
     const log = recorder();
-    expect(await answers(await open(driver, log.logger))).toEqual(expected);
-    expect(log.messages).not.toContain('opened the dense leg from its saved codes; vectors are read from the store when needed');
-    expect(log.messages.filter((m) => m.includes('quantized'))).toEqual([]);
+    const mem = await openMemory({ storage: driver, logger: log.logger, ann: { threshold: 5 } });
+    stores.push(mem);
+    expect(log.messages).toContain('opened the dense leg from its saved codes; vectors are read from the store when needed');
+    expect(await answers(mem)).toEqual(expected);
+    await until(() => log.messages.some((m) => m.startsWith('ann: HNSW built over 7 vectors')), 'the HNSW build');
+    expect(log.messages.filter((m) => m.includes('digest'))).toEqual([expect.stringMatching(/^dense leg: read 7 vectors for their digest in \d+ ms$/)]);
   });
 
   it('is rebuilt when its generation is not the store\'s', async () => {

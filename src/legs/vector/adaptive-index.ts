@@ -9,6 +9,7 @@ import { readQuantized, type QuantizedRun } from './quantized-snapshot.js';
 import { HNSW_DEFAULTS, type HnswParams, type HnswVectorIndex } from './hnsw-index.js';
 import { loadHnswlib, type Hnswlib } from './hnswlib-loader.js';
 import { readBackLater } from './read-back.js';
+import { fillDigestLater } from './digest-fill.js';
 import { afterOpen, nextSlice, now } from '../../util/slices.js';
 import type { PartedBytes } from '../../util/parted-bytes.js';
 import { GraphBuild } from './graph-build.js';
@@ -102,6 +103,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
   #repairTimer: ReturnType<typeof setTimeout> | null = null;
   /** The epoch of the read-back of the flat scan's f32 copies under way (`#resideLater`), if any. */
   #readBackEpoch: number | null = null;
+  /** The fill of the digest's entries under way (`#fillDigest`), if any: no graph starts before it ends. */
+  #digestFill: object | null = null;
   #status: Omit<AnnStatus, 'state' | 'indexed' | 'vectors' | 'threshold'> = { source: null, loadMs: null, buildMs: null, saveMs: null, error: null };
 
   constructor(flat: FlatVectorIndex, options: AnnOptions = {}, deps: Dependencies = {}) {
@@ -168,9 +171,13 @@ export class AdaptiveVectorIndex implements VectorIndex {
     if (digest) for (let i = 0; i < nos.length; i++) digest.set(nos[i]!, vectors.subarray(i * dim, (i + 1) * dim));
     this.#changed();
   }
-  /** The flat index's codes, with each vector's digest entry where HNSW may be built, so an open can adopt them (`adoptQuantized`). */
+  /**
+   * The flat index's codes, with each vector's digest entry where HNSW may be built, so an open
+   * can check a saved graph without reading the vectors (`adoptQuantized`); without them while
+   * the entries are still being filled in.
+   */
   saveQuantized(): Uint8Array | null {
-    const digest = this.#digest;
+    const digest = this.#digestFill === null ? this.#digest : null;
     return this.#flat.saveQuantized(digest && ((nos) => digest.entries(nos)));
   }
 
@@ -181,28 +188,45 @@ export class AdaptiveVectorIndex implements VectorIndex {
    * that digest; below the threshold, while they fit `COPIES_MAX_BYTES`, the f32 copies are read
    * back after the open, in slices queued behind what the open's caller does next (the first
    * query, typically), since a released scan re-scores from the store at every query. Bytes
-   * without digest entries are declined unless this index never builds a graph.
+   * without digest entries (saved where no graph is built) are adopted too; where one may be, the
+   * digest is then filled in from the store's vectors after the open (`fillDigestLater`), and no
+   * graph is read or built before that.
    */
   adoptQuantized(bytes: Uint8Array | PartedBytes): boolean {
     const read = this.#read;
     if (read === null || this.#flat.size !== 0 || this.#state !== 'off') return false;
     const method = 'AdaptiveVectorIndex.adoptQuantized';
-    let run: QuantizedRun | null;
+    let run: QuantizedRun;
     try {
-      run = readQuantized(method, bytes, this.dim, (count, withDigests) => (this.#digest !== null && !withDigests ? null : this.#flat.codesFor(count, read)));
-      if (run === null) return false;
+      run = readQuantized(method, bytes, this.dim, (count) => this.#flat.codesFor(count, read));
       this.#flat.adoptRun(run, read);
     } catch (error) {
       // Back to an empty index that keeps f32 copies, for the vectors to be read and added instead.
       this.#flat.clear();
       throw error;
     }
-    this.#digest?.adopt(run.nos, run.digests!);
+    if (run.digests !== null) this.#digest?.adopt(run.nos, run.digests);
+    else if (this.#digest !== null) this.#fillDigest(this.#digest);
     // An open adopts codes: reading the saved graph waits, like the open's other background work,
     // for the caller's first request, which the exact scan answers.
     this.#changed(afterOpen);
     if (this.#state === 'off') this.#resideLater();
     return true;
+  }
+
+  /** Gives the digest the entries saved codes lacked; then a graph may start (or, if the fill failed, the exact scan answers from then on). */
+  #fillDigest(digest: VectorDigest): void {
+    digest.reset();
+    const fill = {};
+    this.#digestFill = fill;
+    fillDigestLater(digest, this.#flat, this.#logger, {
+      wanted: () => this.#digestFill === fill,
+      finish: (error) => {
+        this.#digestFill = null;
+        if (error === null) this.#changed();
+        else this.#fail(error);
+      },
+    });
   }
 
   /** Reads the flat scan's f32 copies back after an open, until HNSW starts or writes take the scan past `#copiesMax`. */
@@ -300,7 +324,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       this.#flat.release(this.#read);
       this.#logger('debug', `dense leg: past ${this.#copiesMax} vectors the exact scan keeps int8 codes and re-scores from the store`, { vectors: this.#flat.size });
     }
-    if (this.#state === 'off' && this.#wanted()) this.#start(first);
+    if (this.#state === 'off' && this.#wanted() && this.#digestFill === null) this.#start(first);
     else if (this.#state === 'ready' && this.#graph !== null) this.#maybeRepair();
   }
 
@@ -335,6 +359,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
 
   #stop(): void {
     this.#epoch++;
+    this.#digestFill = null;
     if (this.#repairTimer) clearTimeout(this.#repairTimer);
     this.#repairTimer = null;
     this.#build?.cancel();

@@ -202,6 +202,10 @@ export class VectorDigest {
     return this.a === digest[0] && this.b === digest[1];
   }
 
+  has(no: number): boolean {
+    return this.#at.has(no);
+  }
+
   /** Whether `no` is held with the vector whose entry is `x, y` (two words of `entries`). */
   holds(no: number, x: number, y: number): boolean {
     const at = this.#at.get(no);

@@ -138,19 +138,16 @@ export function decodeQuantized(method: string, bytes: Uint8Array, dim: number):
 
 /**
  * Reads `encodeQuantized` bytes piece by piece, each section copied straight to its place: the
- * codes to what `codesInto(count, withDigests)` returns (the scan's own memory, so they are copied
- * once), the rest into arrays of their own. `codesInto` may return null to decline the run; the
- * read then stops and this returns null. Anything that does not read is a `CORRUPT` error.
+ * codes to what `codesInto(count)` returns (the scan's own memory, so they are copied once), the
+ * rest into arrays of their own. Anything that does not read is a `CORRUPT` error.
  */
-export function readQuantized(method: string, bytes: Uint8Array | PartedBytes, dim: number, codesInto: (count: number, withDigests: boolean) => Int8Array | null): QuantizedRun | null {
+export function readQuantized(method: string, bytes: Uint8Array | PartedBytes, dim: number, codesInto: (count: number) => Int8Array): QuantizedRun {
   const source = partedOf(method, bytes);
   // Typed by assertion: set inside the callback, which control flow does not follow.
   let run = null as QuantizedRun | null;
   const outcome = readSections(source, HEADER, (head) => {
     const { count, version, at } = headerOf(method, head, source.length, dim);
-    const codes = codesInto(count, withDigests(version));
-    if (codes === null) return null;
-    const read: QuantizedRun = { nos: new Int32Array(count), meta: new Float64Array(count * META), codes, digests: withDigests(version) ? new Uint32Array(count * 2) : null };
+    const read: QuantizedRun = { nos: new Int32Array(count), meta: new Float64Array(count * META), codes: codesInto(count), digests: withDigests(version) ? new Uint32Array(count * 2) : null };
     run = read;
     return [
       { start: HEADER, into: bytesOf(read.nos) },
@@ -159,8 +156,7 @@ export function readQuantized(method: string, bytes: Uint8Array | PartedBytes, d
       ...(read.digests ? [{ start: at.digests, into: bytesOf(read.digests) }] : []),
     ];
   });
-  if (outcome === 'stopped') return null;
-  if (outcome === 'broken' || run === null) throw corrupt(method, 'the saved quantized vectors are missing a part');
+  if (outcome !== 'read' || run === null) throw corrupt(method, 'the saved quantized vectors are missing a part');
   checkAscending(method, run.nos);
   return run;
 }
