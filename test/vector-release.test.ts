@@ -95,6 +95,8 @@ describe.each(paths)('a released flat index ($name)', ({ make }) => {
     released.clear();
     kept.clear();
     expect(released.released).toBe(false);
+    // A new instance for the copies, at the capacity the index was made with, not the one it grew to.
+    expect(released.byteSize()).toBe(make(dim).byteSize());
     const before = asked();
     all.slice(0, 50).forEach((v, i) => put(i, v));
     same();

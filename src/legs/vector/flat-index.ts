@@ -79,6 +79,8 @@ export class FlatVectorIndex implements VectorIndex {
   #estimating: QueryCodes | null = null;
   /** The slots `estimateMany` scores. */
   #walkSlots = new Int32Array(64);
+  /** The capacity it was made with, which `clear` goes back to when it gets a new instance. */
+  readonly #initialCapacity: number;
 
   /** `kernel` comes from `loadVectorKernel()`; `null` uses the plain JavaScript scan. */
   constructor(dim: number, kernel: VectorKernel | null, options: FlatVectorIndexOptions = {}) {
@@ -86,6 +88,7 @@ export class FlatVectorIndex implements VectorIndex {
     const capacity = checkIntInRange('new FlatVectorIndex', 'capacity', options.capacity ?? DEFAULT_CAPACITY, 1);
     this.dim = dim;
     this.#kernel = kernel;
+    this.#initialCapacity = capacity;
     this.#arena = new ScanArena(kernel, dim, strideOf(dim), capacity, true, 'new FlatVectorIndex');
     this.kind = this.#arena.wasm === null ? 'flat-js' : 'flat-wasm-simd';
     this.#slotToNo = new Int32Array(capacity);
@@ -379,10 +382,10 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   /** Moves the codes into a layout with room for f32 vectors (`copies`, always when `reader` is null) or without. */
-  #relayout(reader: VectorReader | null, method: string, copies = reader === null): void {
+  #relayout(reader: VectorReader | null, method: string, copies = reader === null, capacity = this.#arena.capacity): void {
     const old = this.#arena;
     old.dispose();
-    this.#arena = new ScanArena(this.#kernel, this.dim, old.stride, old.capacity, copies, method);
+    this.#arena = new ScanArena(this.#kernel, this.dim, old.stride, capacity, copies, method);
     this.#arena.codes.set(old.codes.subarray(0, this.#size * old.stride));
     this.#reader = reader;
     this.#filled = 0;
@@ -494,13 +497,22 @@ export class FlatVectorIndex implements VectorIndex {
     return slots.subarray(0, count);
   }
 
-  /** Forgets every vector; the reserved capacity (and wasm memory, which cannot shrink) is kept, and a released index keeps vectors again. */
+  /**
+   * Forgets every vector, and a released index keeps vectors again. An index that kept them keeps
+   * its reserved capacity (its wasm memory cannot shrink); a released one starts over at the
+   * capacity it was made with, in a new instance: with the old capacity and room for f32 copies,
+   * a 100k store's close (which clears its indexes) grew a new WebAssembly memory to ~190 MiB that
+   * nothing would use (address space, not resident pages, on the 64-bit hosts measured).
+   */
   clear(): void {
     this.#offered = null;
     this.#size = 0;
     this.#noToSlot.clear();
     this.#ceiling.fill(0);
-    if (this.#reader !== null) this.#relayout(null, 'FlatVectorIndex.clear');
+    if (this.#reader === null) return;
+    this.#relayout(null, 'FlatVectorIndex.clear', true, this.#initialCapacity);
+    this.#slotToNo = new Int32Array(this.#initialCapacity);
+    this.#meta = new Float64Array(this.#initialCapacity * META);
   }
 
   /** Ends the scan's helper thread, if it has one; a later search runs on the calling thread alone. */
