@@ -244,6 +244,32 @@ describe('saved indexes at open', () => {
     expect(log.messages.filter((m) => m.includes('digest'))).toEqual([expect.stringMatching(/^dense leg: read 7 vectors for their digest in \d+ ms$/)]);
   });
 
+  it('takes the writes made while it reads the vectors for their digest: the graph it saves then serves a reopen as it is', async () => {
+    const written = await openMemory({ ann: false });
+    stores.push(written);
+    await written.storeMany(Array.from({ length: 60 }, (_, i) => ({ id: `m${i}`, text: `memory ${i} about topic ${i % 7}` })));
+    const log = recorder();
+    const mem = await openMemory({ storage: await SqliteWasmDriver.open({ bytes: await written.exportDatabase() }), logger: log.logger, ann: { threshold: 20 } });
+    stores.push(mem);
+    // Before the fill's first slice: a new memory, a changed text (so a new vector) and a forgotten one.
+    await mem.store({ id: 'new', text: 'a new memory about topic 3' });
+    await mem.update('m5', { text: 'memory five rewritten about quokkas' });
+    await mem.forget('m9');
+    await until(() => log.messages.some((m) => m.startsWith('ann: HNSW built over 60 vectors')), 'the HNSW build');
+    const restored: unknown[] = [];
+    const reopened = await openMemory({
+      storage: await SqliteWasmDriver.open({ bytes: await mem.exportDatabase() }),
+      ann: { threshold: 20 },
+      logger: (_level, message, meta) => void (message.startsWith('ann: HNSW restored from saved bytes') && restored.push(meta)),
+    });
+    stores.push(reopened);
+    await until(() => restored.length > 0, 'the saved graph restored');
+    // Stale entries would mean the digest the graph was saved with missed one of those writes.
+    expect(restored).toEqual([expect.objectContaining({ vectors: 60, stale: 0 })]);
+    const q = 'memory five rewritten about quokkas';
+    expect((await reopened.recall(q, { mode: 'vector', k: 3 }))[0]!.id).toBe('m5');
+  });
+
   it('is rebuilt when its generation is not the store\'s', async () => {
     const bytes = await savedStore();
     const driver = await SqliteWasmDriver.open({ bytes });
