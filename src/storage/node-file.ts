@@ -4,8 +4,10 @@
  * bundlers do not follow, so browser and edge builds never see node:fs or a native addon.
  */
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { HybridMindError, invalid, messageOf } from '../errors.js';
+import { nodeInRange } from '../util/engines.js';
 import { checkIntInRange, checkNonNegativeInt, INT32_MAX, INT32_MIN } from '../util/int-checks.js';
 import { optionalImport } from '../optional-import.js';
 import type { DerivedStore, SqlDriver, SqlRow, SqlValue } from './driver.js';
@@ -53,16 +55,46 @@ type DatabaseConstructor = new (path: string, options: { timeout: number }) => D
 
 let engine: Promise<DatabaseConstructor> | undefined;
 
-/** Loads the optional peer dependency on first use; missing, it is MISSING_DEPENDENCY naming the package. */
+/**
+ * Loads the optional peer dependency on first use; missing, or declared for another Node, it is
+ * MISSING_DEPENDENCY naming the package.
+ */
 function loadEngine(method: string): Promise<DatabaseConstructor> {
-  engine ??= optionalImport<{ default: DatabaseConstructor }>(method, 'better-sqlite3', 'better-sqlite3').then(
-    (m) => m.default,
-    (error: unknown) => {
+  engine ??= optionalImport<{ default: DatabaseConstructor }>(method, 'better-sqlite3', 'better-sqlite3')
+    .then((m) => {
+      checkEngineNode(method, installedEngine(), process.versions.node);
+      return m.default;
+    })
+    .catch((error: unknown) => {
       engine = undefined;
       throw error;
-    },
-  );
+    });
   return engine;
+}
+
+/** What `checkEngineNode` reads of a package.json. */
+type EnginePackage = { version?: unknown; engines?: { node?: unknown } | undefined };
+
+/** The installed better-sqlite3's package.json, found as the import above found the package; empty if it cannot be read. */
+function installedEngine(): EnginePackage {
+  try {
+    return createRequire(import.meta.url)('better-sqlite3/package.json') as EnginePackage;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * better-sqlite3 13 declares Node ≥ 22, and under Node 20 its addon crashes the process (a
+ * segmentation fault, nothing to catch) at the first database it opens, where npm installed it
+ * with a warning only. So no database is opened with a better-sqlite3 whose `engines.node` leaves
+ * this Node out; a range written in a form `nodeInRange` does not read is taken as it is.
+ */
+export function checkEngineNode(method: string, pkg: EnginePackage, node: string): void {
+  const range = pkg.engines?.node;
+  if (typeof range !== 'string' || nodeInRange(range, node) !== false) return;
+  throw new HybridMindError('MISSING_DEPENDENCY', method,
+    `the installed better-sqlite3 ${String(pkg.version)} supports Node ${range}, and this is Node ${node}: install one that supports it (\`npm install better-sqlite3@12\` on Node 20)`);
 }
 
 /** better-sqlite3 loads its native addon on first use: an install that skipped its build script fails only here. */

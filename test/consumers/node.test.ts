@@ -56,6 +56,14 @@ describe.each(NODE_TARGETS)('a Node app from the packed package, on $label', (ta
     expect(report.metadata).toEqual([{ team: 'core' }, {}, {}]);
   });
 
+  // The app's better-sqlite3 13 declares Node >= 22; on this machine's Node 20 its addon crashes the process at its first database.
+  it.runIf(target.suffix === '-lts' && Number(process.versions.node.split('.')[0]) < 22)('refuses, with a coded error naming both versions, to open a file with that better-sqlite3 under this machine\'s Node', async () => {
+    const result = await run(process.execPath, ['file-store.mjs'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/MISSING_DEPENDENCY/);
+    expect(result.stderr).toMatch(new RegExp(`HybridMemory\\.open: the installed better-sqlite3 13\\.\\d+\\.\\d+ supports Node >=22, and this is Node ${process.versions.node.replace(/\./g, '\\.')}`));
+  });
+
   it('saves a large store\'s vector codes in parts and its HNSW graph without the vectors, and a reopen loads them instead of rebuilding', async () => {
     const result = await runOk('node', ['reopen.mjs'], { cwd: dir, env: node.env });
     const report = lastJson<{ saved: { ann: string[]; derived: string[] }; reopen: string[]; same: boolean }>(result.stdout);
