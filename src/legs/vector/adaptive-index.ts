@@ -206,7 +206,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       throw error;
     }
     if (run.digests !== null) this.#digest?.adopt(run.nos, run.digests);
-    else if (this.#digest !== null) this.#fillDigest(this.#digest);
+    else if (this.#digest !== null) this.#fillDigest(this.#digest, read);
     // An open adopts codes: reading the saved graph waits, like the open's other background work,
     // for the caller's first request, which the exact scan answers.
     this.#changed(afterOpen);
@@ -215,11 +215,11 @@ export class AdaptiveVectorIndex implements VectorIndex {
   }
 
   /** Gives the digest the entries saved codes lacked; then a graph may start (or, if the fill failed, the exact scan answers from then on). */
-  #fillDigest(digest: VectorDigest): void {
+  #fillDigest(digest: VectorDigest, read: VectorReader): void {
     digest.reset();
     const fill = {};
     this.#digestFill = fill;
-    fillDigestLater(digest, this.#flat, this.#logger, {
+    fillDigestLater(digest, this.#flat, read, this.#logger, {
       wanted: () => this.#digestFill === fill,
       finish: (error) => {
         this.#digestFill = null;
