@@ -216,7 +216,6 @@ export class AdaptiveVectorIndex implements VectorIndex {
 
   /** Gives the digest the entries saved codes lacked; then a graph may start (or, if the fill failed, the exact scan answers from then on). */
   #fillDigest(digest: VectorDigest, read: VectorReader): void {
-    digest.reset();
     const fill = {};
     this.#digestFill = fill;
     fillDigestLater(digest, this.#flat, read, this.#logger, {
