@@ -106,6 +106,8 @@ export interface LexicalIndex {
   search(query: string, k: number, accept?: Accept): LexicalHit[];
   clear(): void;
   save(): Uint8Array;
+  /** Folds many changes since the last fold into the index's compact form, as a save would (for a store that does not save); whether it folded. Answers are unchanged. */
+  compact?(): boolean;
 }
 
 /** Edge data the graph leg keeps. */
@@ -261,6 +263,8 @@ export interface EntityLeg {
   walk(seeds: ReadonlyArray<{ no: number; weight: number }>, queryEntities: readonly number[], options: EntityWalkOptions): Scored[];
   /** Persistable form; `LegFactory.loadEntities` restores it without re-reading the texts. */
   save(): Uint8Array;
+  /** Folds many changes since the last fold into the index's compact form, as a save would (for a store that does not save); whether it folded. Answers are unchanged. */
+  compact?(): boolean;
 }
 
 /** A vector index's saved bytes, kept by the store (a blob in its own database). */

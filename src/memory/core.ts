@@ -20,7 +20,7 @@ import { Writer } from './writer.js';
 import { dropVectors, reconcileModel } from './model.js';
 import { autoEdgeKind, type AutoEdgeKind } from './auto-edges.js';
 import { checkOpenOptions, openDriver, type OpenOptions } from './open-options.js';
-import { inMemory, QuietSaver, resolveSaveDelay } from './quiet-save.js';
+import { DEFAULT_SAVE_AFTER_MS, inMemory, QuietTimer, resolveSaveDelay } from './quiet-save.js';
 
 /** What `ready()` resolves to. */
 export interface ReadyReport {
@@ -86,7 +86,11 @@ export class MemoryCore {
   readonly #defaults: ResolvedDefaults;
   readonly #logger: Logger;
   readonly #enrichmentOptions: EnrichmentOptions | undefined;
-  readonly #saver: QuietSaver | null;
+  /**
+   * What runs once writes went quiet: the save of the derived indexes, or, in a store that does not
+   * save them in the background (an in-memory one, by default), their compaction (`Indexes.compact`).
+   */
+  readonly #quiet: QuietTimer;
   readonly #keepsData: boolean;
   /** Committed writes so far: a quiet save that sees it move stops (the write's own quiet period saves again). */
   #writes = 0;
@@ -103,14 +107,14 @@ export class MemoryCore {
     this.#enrichment = this.#newEnrichmentQueue();
     this.#writer = new Writer(repo, indexes, this.#enrichment, now);
     this.#enrichment?.enqueue(repo.memoriesWithoutVector());
-    this.#saver = saveAfterMs === null ? null : new QuietSaver(saveAfterMs, () => this.#saveQuietly());
+    this.#quiet = saveAfterMs === null ? new QuietTimer(DEFAULT_SAVE_AFTER_MS, () => this.#compactQuietly()) : new QuietTimer(saveAfterMs, () => this.#saveQuietly());
     this.#keepsData = keepsData;
     repo.onWrite = () => {
       this.#writes++;
-      this.#saver?.touch();
+      this.#quiet.touch();
     };
     // An open that rebuilt an index saves it too, or a store only read from would rebuild at every open.
-    this.#saver?.touch();
+    this.#quiet.touch();
   }
 
   #newEnrichmentQueue(): EnrichmentQueue | null {
@@ -404,7 +408,7 @@ export class MemoryCore {
     if (this.#closed) return;
     this.#closed = true;
     await this.#enrichment?.stop();
-    this.#saver?.stop();
+    this.#quiet.stop();
     if (this.#keepsData) this.#saveDerived();
     this.#indexes.close(this.#keepsData);
     this.#indexes.clear();
@@ -430,6 +434,19 @@ export class MemoryCore {
       (saved, error) => {
         if (error !== undefined) this.#couldNotSave(error);
         else if (saved) this.#logger('debug', 'saved the derived indexes after writes went quiet', { memories: indexes.catalog.size });
+      },
+    );
+  }
+
+  /** The compaction once writes went quiet, an index per slice; a close or a restore meanwhile ends it. */
+  #compactQuietly(): void {
+    if (this.#closed) return;
+    const indexes = this.#indexes;
+    indexes.compactInSlices(
+      () => !this.#closed && this.#indexes === indexes,
+      (folded, ms, error) => {
+        if (error !== undefined) this.#logger('warn', 'could not compact the lexical and entity indexes; they answer as they are', { error });
+        else if (folded.length > 0) this.#logger('debug', 'compacted the derived indexes after writes went quiet', { folded, memories: indexes.catalog.size, ms: Math.round(ms) });
       },
     );
   }

@@ -234,6 +234,39 @@ export class Indexes implements RecallParts {
     return true;
   }
 
+  /**
+   * What a save folds, for a store that does not save (an in-memory one) once its writes went
+   * quiet: the lexical and entity indexes' many changes since their last fold (`foldsChanges`),
+   * moved from the lists and maps that held them into flat arrays. Answers are unchanged. One
+   * index per slice of background work (at 100k memories after an ingest, ~65 ms the lexical
+   * index and ~45 ms the entities); `done` hears which folded and the work's time, or what failed.
+   */
+  compactInSlices(current: () => boolean, done: (folded: string[], ms: number, error?: unknown) => void): void {
+    const parts: Array<[string, () => boolean | undefined]> = [
+      ['lexical', () => this.lexical.compact?.()],
+      ['entities', () => this.entities.compact?.()],
+    ];
+    const folded: string[] = [];
+    let ms = 0;
+    let error: unknown;
+    inSlices(
+      () => {
+        const started = now();
+        const [name, compact] = parts.shift()!;
+        try {
+          if (compact()) folded.push(name);
+        } catch (cause) {
+          error = cause;
+          parts.length = 0;
+        }
+        ms += now() - started;
+        return parts.length > 0;
+      },
+      current,
+      () => done(folded, ms, error),
+    );
+  }
+
   /** Empty indexes over the same database, legs and options, to be filled and swapped in by a restore. */
   emptyLike(dim: number | null): Indexes {
     return new Indexes(this.repository, { ...this.#options, dim });

@@ -68,7 +68,9 @@ export interface OpenOptions {
    * codes are saved into the store, so the next open loads them instead of rebuilding them, also
    * when the store is never closed (a Durable Object evicted, a tab closed, a process killed).
    * Default 5000 for a database that outlives the process, none for an in-memory one; `false`
-   * saves them only at `close()` and export. A save takes about a second at 100k memories.
+   * saves them only at `close()` and export. A save takes about a second at 100k memories. A
+   * store that does not save them this way compacts the lexical and entity indexes instead once
+   * writes went quiet (5000 ms), folding many changes into their flat arrays as a save would.
    */
   saveIndexesAfterMs?: number | false | undefined;
 }

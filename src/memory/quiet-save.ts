@@ -7,7 +7,7 @@
 import { checkIntInRange } from '../util/int-checks.js';
 import type { SqlDriver } from '../storage/driver.js';
 
-/** Quiet time after the last write before a persistent store saves its derived indexes. */
+/** Quiet time after the last write before a persistent store saves its derived indexes (and one that does not save compacts them). */
 export const DEFAULT_SAVE_AFTER_MS = 5_000;
 
 /** Checks `open()`'s `saveIndexesAfterMs`: a delay in ms (at most what a timer takes), `false`, or absent. */
@@ -35,24 +35,24 @@ export function inMemory(db: SqlDriver): boolean {
   }
 }
 
-/** Runs `save` once `delayMs` passed without another `touch`. */
-export class QuietSaver {
+/** Runs `run` once `delayMs` passed without another `touch`. */
+export class QuietTimer {
   readonly #delayMs: number;
-  readonly #save: () => void;
+  readonly #run: () => void;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(delayMs: number, save: () => void) {
+  constructor(delayMs: number, run: () => void) {
     this.#delayMs = delayMs;
-    this.#save = save;
+    this.#run = run;
   }
 
   touch(): void {
     this.stop();
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      this.#save();
+      this.#run();
     }, this.#delayMs);
-    // A pending save must not keep a Node process alive; `close()` saves what it would have.
+    // A pending run must not keep a Node process alive; `close()` saves what a save would have.
     (this.#timer as { unref?: () => void }).unref?.();
   }
 

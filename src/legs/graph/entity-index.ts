@@ -1,11 +1,8 @@
 import type { EntityLeg, EntityWalkOptions, Scored } from '../types.js';
 import { EXTRACTOR_VERSION, extractEntities } from './entities.js';
 import { decodeEntities, encodeEntities, type EntityChanges } from './entity-format.js';
+import { foldsChanges } from '../../util/saved-changes.js';
 import { LoadedEntities, type EntityColumns } from './loaded-entities.js';
-
-/** Changes past which a save folds them into a new base (see `EntityIndex.save`). */
-const SAVED_CHANGES_FLOOR = 64;
-const SAVED_CHANGES_SHARE = 1 / 64;
 
 /** Memories' entity ids as columns, in the map's order. */
 function columnsOf(entries: ReadonlyMap<number, ArrayLike<number>>): EntityColumns {
@@ -257,25 +254,41 @@ export class EntityIndex implements EntityLeg {
    * memories were last added, so postings come back in the order they were built and a walk sums
    * in the same order). A loaded index with few changes writes its base as it was and the changes
    * after it (`entity-format.ts` version 3), so a store's save after a few writes leaves the
-   * base's bytes, and SQLite its pages, as they were (at 100k memories the index is ~1 MB); past
-   * max(64, 1/64 of the memories) the changes are folded into a new base first, as an open would
-   * otherwise apply them all.
+   * base's bytes, and SQLite its pages, as they were (at 100k memories the index is ~1 MB); many
+   * changes (`foldsChanges`) are folded into a new base first, as an open would otherwise apply
+   * them all.
    */
   save(): Uint8Array {
     const keys = [...this.#keys.keys()];
     const base = this.#base;
-    if (base && this.#removed.size + this.#added.size <= Math.max(SAVED_CHANGES_FLOOR, SAVED_CHANGES_SHARE * this.size)) {
+    if (base && !this.#foldsChanges()) {
       const added = columnsOf(this.#added);
       return encodeEntities(EXTRACTOR_VERSION, { keys: keys.slice(0, this.#baseKeys), ...base.columns }, { keys: keys.slice(this.#baseKeys), ...added, removed: Float64Array.from(this.#removed) });
     }
+    return encodeEntities(EXTRACTOR_VERSION, { keys, ...this.#fold().columns });
+  }
+
+  /** Folds many changes since the base into a new one, as a save would, without writing anything; whether it folded. */
+  compact(): boolean {
+    if (this.#removed.size + this.#added.size === 0 || (this.#base !== null && !this.#foldsChanges())) return false;
+    this.#fold();
+    return true;
+  }
+
+  #foldsChanges(): boolean {
+    return foldsChanges(this.#removed.size + this.#added.size, this.size);
+  }
+
+  /** The base and the changes since merged into a new base, which it returns. */
+  #fold(): LoadedEntities {
     const entries = new Map<number, ArrayLike<number>>();
-    base?.forEach((no, ids) => {
+    this.#base?.forEach((no, ids) => {
       if (!this.#removed.has(no)) entries.set(no, ids);
     });
     for (const [no, ids] of this.#added) entries.set(no, ids);
-    const columns = columnsOf(entries);
-    this.#rebase(new LoadedEntities(keys.length, columns), keys.length);
-    return encodeEntities(EXTRACTOR_VERSION, { keys, ...columns });
+    const base = new LoadedEntities(this.#keys.size, columnsOf(entries));
+    this.#rebase(base, this.#keys.size);
+    return base;
   }
 
   /** `base` in place of the saved form and every change made since. */

@@ -148,6 +148,11 @@ export class Bm25Index implements LexicalIndex {
     this.#postings = LayeredPostings.empty();
   }
 
+  /** Folds many changes since the last fold into the flat base, as a save would (`LayeredPostings.compact`); whether it folded. */
+  compact(): boolean {
+    return this.#postings.compact();
+  }
+
   /**
    * A versioned header and the postings in flat arrays (see `flat-binary.ts` and
    * `minisearch-state.ts`): the base as it was last saved (folded first when the changes since

@@ -17,6 +17,7 @@
  * (kept here with its arithmetic, add by add and removal by removal) are the same numbers.
  */
 import { NumberPositions } from '../../util/number-positions.js';
+import { foldsChanges } from '../../util/saved-changes.js';
 import { AddedPostings } from './added-postings.js';
 import { FrozenPostings } from './frozen-postings.js';
 import { mergeState } from './merge-state.js';
@@ -28,13 +29,6 @@ import { tokenize } from './tokenizer.js';
 const FOLD_FLOOR = 8192;
 /** …and as a share of every document held, so the folds' work stays in proportion to the adds. */
 const FOLD_SHARE = 0.25;
-/**
- * Documents added or removed since the base that a save writes as changes after the base rather
- * than folding them in, at least…
- */
-const SAVED_CHANGES_FLOOR = 64;
-/** …and as a share of every document held: an open rebuilds the added lists one by one. */
-const SAVED_CHANGES_SHARE = 1 / 64;
 
 /** What changed since the base, as a save writes it after the base's own bytes. */
 export interface Changes {
@@ -180,12 +174,12 @@ export class LayeredPostings implements TermSource {
   /**
    * What a save writes: the base, and the changes since it. The base is the bytes it was at the
    * last save, so a store writes only the pages of the changes (a fold moves every byte: 12.5 MB at
-   * 100k memories for one new one); changes past `SAVED_CHANGES_*` are folded in first, since an
+   * 100k memories for one new one); many changes (`foldsChanges`) are folded in first, since an
    * open rebuilds them.
    */
   forSave(): { base: FlatState; changes: Changes } {
     let removed = this.#removed();
-    if (this.#base === null || this.#added.documentCount + removed.length > Math.max(SAVED_CHANGES_FLOOR, SAVED_CHANGES_SHARE * this.#count)) {
+    if (this.#base === null || foldsChanges(this.#added.documentCount + removed.length, this.#count)) {
       this.fold();
       removed = [];
     }
@@ -235,6 +229,19 @@ export class LayeredPostings implements TermSource {
     if (count !== base.documentCount - removed.length + added.documentCount || !(Number.isFinite(average) && average >= 0)) throw new Error(`${count} documents of average length ${average} do not add up`);
     this.#count = count;
     this.#average = average;
+  }
+
+  /**
+   * Folds the changes since the base in when a save would (`forSave`), without writing anything:
+   * for a store that does not save, once its writes went quiet. Whether it folded.
+   */
+  compact(): boolean {
+    // Base documents removed since: the base's count less those of its documents still held.
+    const removed = this.#base === null ? 0 : this.#base.documentCount - (this.#count - this.#added.documentCount);
+    const changes = this.#added.documentCount + removed;
+    if (changes === 0 || (this.#base !== null && !foldsChanges(changes, this.#count))) return false;
+    this.fold();
+    return true;
   }
 
   /** Both layers merged into a new base (the same one when nothing changed since), which it returns. */
