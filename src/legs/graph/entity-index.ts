@@ -1,7 +1,7 @@
+import { foldsChanges } from '../../util/saved-changes.js';
 import type { EntityLeg, EntityWalkOptions, Scored } from '../types.js';
 import { EXTRACTOR_VERSION, extractEntities } from './entities.js';
 import { decodeEntities, encodeEntities, type EntityChanges } from './entity-format.js';
-import { foldsChanges } from '../../util/saved-changes.js';
 import { LoadedEntities, type EntityColumns } from './loaded-entities.js';
 
 /** Memories' entity ids as columns, in the map's order. */
