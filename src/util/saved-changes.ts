@@ -7,8 +7,8 @@
  * rewrites only the pages at the end (a fold moves every byte: 12.5 MB of lexical index at 100k
  * memories for one new one). Past it, an open would rebuild the changes one by one, and the
  * in-memory lists they are kept in take far more heap than the base's flat arrays (at 100k
- * memories after an ingest, 10.6 MiB of lexical lists and 13.4 MiB of entity maps, against
- * ~0.8 and ~0.6 MiB once folded).
+ * memories after an ingest, 10.6 MiB of heap in lexical lists and 13.4 MiB in entity maps,
+ * against ~0.8 and ~0.6 MiB of heap and ~5 MiB of arrays outside it once folded).
  */
 const FLOOR = 64;
 const SHARE = 1 / 64;
