@@ -346,7 +346,10 @@ async function loadHnsw(): Promise<HnswLib> {
 /** hnswlib's README settings (M 16, ef_construction 200); each ef setting gets its own query order. */
 const hnsw = (efConstruction: number, efSearches: readonly number[]): System => ({
   name: `hnswlib-wasm efC${efConstruction}`,
-  config: { space: 'ip (unit vectors)', M: 16, efConstruction, efSearch: efSearches, randomSeed: 100, build: 'addPoint one by one' },
+  config: {
+    space: 'ip (unit vectors)', M: 16, efConstruction, efSearch: efSearches, randomSeed: 100, build: 'addPoint one by one',
+    note: "loaded with the package's own loadHnswlib(), which mounts IDBFS for its saves; without indexedDB in Node it prints an Emscripten assertion (\"IDBFS used, but indexedDB not supported\") and a failed FS sync to stderr, and the index, held in WebAssembly memory and never saved here, is unaffected",
+  },
   prepare: () => loadHnsw(),
   async build({ docs }, prepared) {
     const lib = prepared as HnswLib;
