@@ -193,23 +193,7 @@ export class Indexes implements RecallParts {
    * hears whether it saved anything, or what failed.
    */
   saveDerivedInSlices(current: () => boolean, done: (saved: boolean, error?: unknown) => void): void {
-    const parts = this.#saveParts(true);
-    let saved = false;
-    let error: unknown;
-    inSlices(
-      () => {
-        try {
-          const part = parts.next();
-          if (!part.done) return true;
-          saved = part.value;
-        } catch (cause) {
-          error = cause;
-        }
-        return false;
-      },
-      current,
-      () => done(saved, error),
-    );
+    partsInSlices(this.#saveParts(true), current, (saved, _ms, error) => done(saved ?? false, error));
   }
 
   /**
@@ -242,29 +226,16 @@ export class Indexes implements RecallParts {
    * index and ~45 ms the entities); `done` hears which folded and the work's time, or what failed.
    */
   compactInSlices(current: () => boolean, done: (folded: string[], ms: number, error?: unknown) => void): void {
-    const parts: Array<[string, () => boolean | undefined]> = [
-      ['lexical', () => this.lexical.compact?.()],
-      ['entities', () => this.entities.compact?.()],
-    ];
+    partsInSlices(this.#compactParts(), current, (folded, ms, error) => done(folded ?? [], ms, error));
+  }
+
+  /** `compactInSlices`' work, an index per step; returns the names of those that folded. */
+  *#compactParts(): Generator<void, string[]> {
     const folded: string[] = [];
-    let ms = 0;
-    let error: unknown;
-    inSlices(
-      () => {
-        const started = now();
-        const [name, compact] = parts.shift()!;
-        try {
-          if (compact()) folded.push(name);
-        } catch (cause) {
-          error = cause;
-          parts.length = 0;
-        }
-        ms += now() - started;
-        return parts.length > 0;
-      },
-      current,
-      () => done(folded, ms, error),
-    );
+    if (this.lexical.compact?.()) folded.push('lexical');
+    yield;
+    if (this.entities.compact?.()) folded.push('entities');
+    return folded;
   }
 
   /** Empty indexes over the same database, legs and options, to be filled and swapped in by a restore. */
@@ -345,4 +316,32 @@ function offerQuantized(index: VectorIndex, bytes: Uint8Array, logger: Logger): 
   } catch (error) {
     logger('warn', 'the saved quantized vectors could not be read; quantizing them again', { error });
   }
+}
+
+/**
+ * Runs `parts` a step per slice of background work (`inSlices`) until it returns or throws, then
+ * tells `done` what it returned (undefined if it threw or was stopped first), the steps' own time,
+ * and what it threw; a slice whose `current()` is false stops it.
+ */
+function partsInSlices<T>(parts: Generator<void, T>, current: () => boolean, done: (result: T | undefined, ms: number, error?: unknown) => void): void {
+  let result: T | undefined;
+  let ms = 0;
+  let error: unknown;
+  inSlices(
+    () => {
+      const started = now();
+      try {
+        const part = parts.next();
+        if (part.done) result = part.value;
+        else return true;
+      } catch (cause) {
+        error = cause;
+      } finally {
+        ms += now() - started;
+      }
+      return false;
+    },
+    current,
+    () => done(result, ms, error),
+  );
 }
