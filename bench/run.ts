@@ -227,4 +227,3 @@ if (parts.has('browser')) {
     },
   });
 }
-process.exit(0);

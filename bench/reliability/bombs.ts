@@ -21,10 +21,10 @@ const embedder = new HashEmbedder(16);
 const { values } = parseArgs({ options: { child: { type: 'string' }, method: { type: 'string' }, 'limit-mib': { type: 'string', default: String(SNAPSHOT_LIMITS.maxTotalBytes / MiB) } } });
 const limits = { maxTotalBytes: Number(values['limit-mib']) * MiB };
 
-if (values.child) {
-  // One refusal per process, so maxRSS is this refusal's peak and nothing else's.
-  const bytes = new Uint8Array(await readFile(values.child));
-  const live = values.method === 'restore' ? await HybridMemory.open({ embedder }) : null;
+/** One refusal per process, so maxRSS is this refusal's peak and nothing else's. */
+async function child(file: string, method: string | undefined): Promise<void> {
+  const bytes = new Uint8Array(await readFile(file));
+  const live = method === 'restore' ? await HybridMemory.open({ embedder }) : null;
   if (live) await live.store({ id: 'live', text: 'the live store' });
   const baseline = process.resourceUsage().maxRSS;
   const started = performance.now();
@@ -39,41 +39,47 @@ if (values.child) {
   const ms = performance.now() - started;
   if (live && (await live.get('live'))?.text !== 'the live store') outcome += ' — THE LIVE STORE CHANGED';
   process.stdout.write(JSON.stringify({ ms, peakMiB: process.resourceUsage().maxRSS / 1024, baselineMiB: baseline / 1024, outcome }));
-  process.exit(0);
+  await live?.close();
 }
 
-const source = await HybridMemory.open({ embedder });
-await source.storeMany([{ id: 'a', text: 'ADR-007: SQLite-WASM on OPFS' }, { id: 'b', text: 'the build uses vite' }]);
-await source.ready();
-const entries = await entriesOf(unpack(await source.exportSnapshot()));
-await source.close();
+/** Builds each bomb and has a fresh process refuse it by each method. */
+async function main(): Promise<void> {
+  const source = await HybridMemory.open({ embedder });
+  await source.storeMany([{ id: 'a', text: 'ADR-007: SQLite-WASM on OPFS' }, { id: 'b', text: 'the build uses vite' }]);
+  await source.ready();
+  const entries = await entriesOf(unpack(await source.exportSnapshot()));
+  await source.close();
 
-// The limit holds every entry, so the largest store.db leaves room for the others.
-const atLimit = limits.maxTotalBytes - 4 * MiB;
-const cases = [
-  { name: "issue 12's bomb (store.db 900 MiB, ratio ~160)", bomb: () => makeBomb({ entries, storeDbBytes: 900 * MiB, ratio: 161 }) },
-  { name: `front-loaded, store.db ${atLimit / MiB} MiB, declared ratio ~90`, bomb: () => makeBomb({ entries, storeDbBytes: atLimit, ratio: 1000, tailBytes: Math.ceil(atLimit / 90 / 65536) * 65536 }) },
-  { name: `just under the ratio (99) at the size limit, store.db ${atLimit / MiB} MiB`, bomb: () => makeBomb({ entries, storeDbBytes: atLimit, ratio: 99 }) },
-];
+  // The limit holds every entry, so the largest store.db leaves room for the others.
+  const atLimit = limits.maxTotalBytes - 4 * MiB;
+  const cases = [
+    { name: "issue 12's bomb (store.db 900 MiB, ratio ~160)", bomb: () => makeBomb({ entries, storeDbBytes: 900 * MiB, ratio: 161 }) },
+    { name: `front-loaded, store.db ${atLimit / MiB} MiB, declared ratio ~90`, bomb: () => makeBomb({ entries, storeDbBytes: atLimit, ratio: 1000, tailBytes: Math.ceil(atLimit / 90 / 65536) * 65536 }) },
+    { name: `just under the ratio (99) at the size limit, store.db ${atLimit / MiB} MiB`, bomb: () => makeBomb({ entries, storeDbBytes: atLimit, ratio: 99 }) },
+  ];
 
-const dir = await mkdtemp(join(os.tmpdir(), 'hybridmind-bombs-'));
-const rows: string[] = [];
-try {
-  for (const c of cases) {
-    const bomb = c.bomb();
-    const file = join(dir, 'bomb.mind.zip');
-    await writeFile(file, bomb.zip);
-    for (const method of ['import', 'restore']) {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--child', file, '--method', method], { encoding: 'utf8', maxBuffer: 1 << 20 });
-      const result = JSON.parse(run.stdout || '{}') as { ms?: number; peakMiB?: number; baselineMiB?: number; outcome?: string };
-      const line = `| ${c.name} | ${(bomb.zip.length / MiB).toFixed(1)} MiB | ${method === 'import' ? 'importSnapshot' : 'restoreSnapshot'} | ${result.ms?.toFixed(0)} ms | ${result.peakMiB?.toFixed(0)} MiB (before: ${result.baselineMiB?.toFixed(0)}) | ${result.outcome ?? run.stderr.slice(-300)} |`;
-      rows.push(line);
-      process.stderr.write(`${line}\n`);
+  const dir = await mkdtemp(join(os.tmpdir(), 'hybridmind-bombs-'));
+  const rows: string[] = [];
+  try {
+    for (const c of cases) {
+      const bomb = c.bomb();
+      const file = join(dir, 'bomb.mind.zip');
+      await writeFile(file, bomb.zip);
+      for (const method of ['import', 'restore']) {
+        const run = spawnSync(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--child', file, '--method', method], { encoding: 'utf8', maxBuffer: 1 << 20 });
+        const result = JSON.parse(run.stdout || '{}') as { ms?: number; peakMiB?: number; baselineMiB?: number; outcome?: string };
+        const line = `| ${c.name} | ${(bomb.zip.length / MiB).toFixed(1)} MiB | ${method === 'import' ? 'importSnapshot' : 'restoreSnapshot'} | ${result.ms?.toFixed(0)} ms | ${result.peakMiB?.toFixed(0)} MiB (before: ${result.baselineMiB?.toFixed(0)}) | ${result.outcome ?? run.stderr.slice(-300)} |`;
+        rows.push(line);
+        process.stderr.write(`${line}\n`);
+      }
     }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-} finally {
-  await rm(dir, { recursive: true, force: true });
+  console.log(`limits.maxTotalBytes ${limits.maxTotalBytes / MiB} MiB, maxRatio ${SNAPSHOT_LIMITS.maxRatio}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores, ${os.cpus()[0]?.model}, node ${process.version}`);
+  console.log('| bomb | archive | refused by | time | peak RSS | outcome |\n|---|---|---|---|---|---|');
+  console.log(rows.join('\n'));
 }
-console.log(`limits.maxTotalBytes ${limits.maxTotalBytes / MiB} MiB, maxRatio ${SNAPSHOT_LIMITS.maxRatio}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores, ${os.cpus()[0]?.model}, node ${process.version}`);
-console.log('| bomb | archive | refused by | time | peak RSS | outcome |\n|---|---|---|---|---|---|');
-console.log(rows.join('\n'));
+
+if (values.child) await child(values.child, values.method);
+else await main();

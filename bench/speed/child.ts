@@ -135,4 +135,3 @@ async function main(o: ChildOptions): Promise<ChildResult> {
 
 const options = JSON.parse(process.argv[2]!) as ChildOptions;
 await writeFile(options.out, JSON.stringify(await main(options)));
-process.exit(0);

@@ -316,7 +316,11 @@ const exactScan = (useWasm: boolean): System => ({
     const index = new FlatVectorIndex(docs[0]!.vector.length, prepared as Awaited<ReturnType<typeof loadVectorKernel>> | null, { capacity: docs.length });
     const ids = docs.map((d) => d.id);
     docs.forEach((d, i) => index.add(i, d.vector));
-    return { modes: [{ name: useWasm ? 'exact scan wasm-simd (project kernel)' : 'exact scan plain js (project)', kind: 'vector', query: (q) => index.search(q.vector, K).map((s) => ids[s.no]!) }] };
+    return {
+      modes: [{ name: useWasm ? 'exact scan wasm-simd (project kernel)' : 'exact scan plain js (project)', kind: 'vector', query: (q) => index.search(q.vector, K).map((s) => ids[s.no]!) }],
+      // Ends the int8 pass's helper thread, as a store's close() does.
+      close: async () => index.dispose(),
+    };
   },
 });
 
