@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HybridMemory } from '../src/index.js';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
+import { FlatEstimates } from '../src/legs/vector/flat-estimates.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { HnswVectorIndex } from '../src/legs/vector/hnsw-index.js';
 import { loadHnswlib } from '../src/legs/vector/hnswlib-loader.js';
@@ -73,7 +74,7 @@ describe('recall depth', () => {
     while (!logs.some((m) => m.includes('HNSW built') || m.includes('HNSW disabled'))) await new Promise((r) => setTimeout(r, 20));
     expect(logs.some((m) => m.includes('HNSW built over 300'))).toBe(true);
     const search = vi.spyOn(WalkedGraph.prototype, 'search');
-    const among = vi.spyOn(FlatVectorIndex.prototype, 'searchAmong');
+    const among = vi.spyOn(FlatEstimates.prototype, 'searchAmong');
     const wide = await mem.recall('memory', { mode: 'hybrid', queryEmbedding: vectors[3]!, k: 10 });
     expect(search.mock.calls.map((c) => [c[2], c[3]])).toEqual([[100, 100]]);
     search.mockClear();

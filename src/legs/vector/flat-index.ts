@@ -1,14 +1,15 @@
-import { HybridMindError, messageOf, show } from '../../errors.js';
+import { HybridMindError, messageOf } from '../../errors.js';
 import { capacityOf } from '../../util/capacity.js';
 import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
 import { NumberSlots } from '../../util/number-slots.js';
 import type { Accept, Scored, VectorIndex, VectorKernelSource, VectorReader } from '../types.js';
-import { loadVectorKernel, type VectorKernel } from './kernel.js';
-import { boundedAmong, CandidateScratch, candidates, dotI8At, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf, type QueryCodes } from './quantize.js';
+import { kernelOf, type VectorKernel } from './kernel.js';
+import { CandidateScratch, candidates, META, quantizeQuery, quantizeVector, raiseCeiling, strideOf } from './quantize.js';
+import { FlatEstimates } from './flat-estimates.js';
 import { decodeFlat, encodeFlat } from './flat-snapshot.js';
 import { dotJs, selectTop } from './flat-scan.js';
 import { READ_BATCH, rescoreHeld, rescoreRead } from './rescore.js';
-import { checkPacked } from './packed.js';
+import { checkPacked, checkVector } from './packed.js';
 import { ScanArena } from './scan-arena.js';
 import { decodeQuantized, encodeQuantized, type DigestEntries, type QuantizedRun } from './quantized-snapshot.js';
 
@@ -75,10 +76,8 @@ export class FlatVectorIndex implements VectorIndex {
   readonly #ceiling = new Float64Array(2);
   /** Where the int8 pass keeps its candidates between searches. */
   readonly #candidates = new CandidateScratch();
-  /** The query of the last `prepareEstimates`, quantized; null when it could not be. */
-  #estimating: QueryCodes | null = null;
-  /** The slots `estimateMany` scores. */
-  #walkSlots = new Int32Array(64);
+  /** The int8 estimates a walk over an HNSW graph scores with (see `flat-estimates.ts`). */
+  readonly estimates: FlatEstimates;
   /** The capacity it was made with, which `clear` goes back to when it gets a new instance. */
   readonly #initialCapacity: number;
 
@@ -93,13 +92,22 @@ export class FlatVectorIndex implements VectorIndex {
     this.kind = this.#arena.wasm === null ? 'flat-js' : 'flat-wasm-simd';
     this.#slotToNo = new Int32Array(capacity);
     this.#meta = new Float64Array(capacity * META);
+    const index = this;
+    this.estimates = new FlatEstimates({
+      dim,
+      get arena() { return index.#arena; },
+      get meta() { return index.#meta; },
+      get slotToNo() { return index.#slotToNo; },
+      get reader() { return index.#reader; },
+      slotOf: (no) => index.#noToSlot.get(no),
+    });
   }
 
   /** Loads the kernel (unless told not to) and builds an empty index. */
   static async create(dim: number, options: FlatVectorIndexCreateOptions = {}): Promise<FlatVectorIndex> {
     const { kernel, useWasm = true, ...rest } = options;
     let loaded: VectorKernel | null = null;
-    if (useWasm && kernel !== null) loaded = isKernel(kernel) ? kernel : await loadVectorKernel(kernel);
+    if (useWasm && kernel !== null) loaded = await kernelOf(kernel);
     return new FlatVectorIndex(dim, loaded, rest);
   }
 
@@ -132,7 +140,7 @@ export class FlatVectorIndex implements VectorIndex {
 
   add(no: number, vector: Float32Array): void {
     checkIntInRange('FlatVectorIndex.add', 'no', no, 0, MAX_NO);
-    this.#checkLength('FlatVectorIndex.add', vector);
+    checkVector('FlatVectorIndex.add', vector, this.dim);
     let slot = this.#noToSlot.get(no);
     if (slot === undefined) {
       if (this.#size === this.#arena.capacity) this.#reserve(this.#arena.capacity * 2, 'FlatVectorIndex.add');
@@ -401,7 +409,7 @@ export class FlatVectorIndex implements VectorIndex {
    * asked about candidates that would make the current cut, so it must be a pure filter.
    */
   search(query: Float32Array, k: number, accept?: Accept): Scored[] {
-    this.#checkLength('FlatVectorIndex.search', query);
+    checkVector('FlatVectorIndex.search', query, this.dim);
     checkNonNegativeInt('FlatVectorIndex.search', 'k', k);
     const n = this.#size;
     if (n === 0 || k === 0) return [];
@@ -421,72 +429,6 @@ export class FlatVectorIndex implements VectorIndex {
     if (a.wasm === null) dotJs(a.query, a.vectors, n, this.dim, a.scores);
     else a.wasm.dot(0, a.vectorPtr, n, this.dim, a.scorePtr);
     return selectTop(a.scores, this.#slotToNo, n, Math.min(k, n), accept);
-  }
-
-  /**
-   * Quantizes `query` for `estimateMany`, `estimateCodes` and `searchAmong`: the steps of a search
-   * that picks the vectors it scores itself (a walk over an HNSW graph). False when the query has
-   * a non-finite component or no length, which only `search` answers.
-   */
-  prepareEstimates(query: Float32Array): boolean {
-    this.#checkLength('FlatVectorIndex.prepareEstimates', query);
-    const a = this.#arena;
-    a.query.set(query);
-    this.#estimating = quantizeQuery(a.query, a.query16, a.stride);
-    return this.#estimating !== null;
-  }
-
-  /**
-   * The prepared query's int8 estimates of its inner products with the vectors held for
-   * `nos[0…count)`, into `out` (−Infinity where none is held): one kernel call for the batch.
-   */
-  estimateMany(nos: ArrayLike<number>, count: number, out: Float64Array): void {
-    if (this.#walkSlots.length < count) this.#walkSlots = new Int32Array(Math.max(count, 2 * this.#walkSlots.length));
-    const slots = this.#walkSlots;
-    for (let i = 0; i < count; i++) {
-      const slot = this.#noToSlot.get(nos[i]!);
-      slots[i] = slot ?? 0;
-      out[i] = slot === undefined ? -Infinity : 0;
-    }
-    const a = this.#arena;
-    a.dotI8At(slots, count);
-    const scale = this.#estimating!.scale;
-    const dots = a.dots;
-    for (let i = 0; i < count; i++) if (out[i] !== -Infinity) out[i] = scale * this.#meta[slots[i]! * META]! * dots[i]!;
-  }
-
-  /** The same for codes this index no longer holds (copied out by `codesOf`), with their scale. */
-  estimateCodes(codes: Int8Array, at: number, scale: number): number {
-    return this.#estimating!.scale * scale * dotI8At(this.#arena.query16, codes, at, this.#arena.stride);
-  }
-
-  /** Copies the i8 codes held for `no` into `into` at `at` and returns their scale; undefined when none are held. */
-  codesOf(no: number, into: Int8Array, at: number): number | undefined {
-    const slot = this.#noToSlot.get(no);
-    if (slot === undefined) return undefined;
-    const { codes, stride } = this.#arena;
-    into.set(codes.subarray(slot * stride, (slot + 1) * stride), at);
-    return this.#meta[slot * META]!;
-  }
-
-  /**
-   * The exact top `k` of the held vectors among `nos` for the prepared query, ranked as `search`
-   * ranks: only those whose int8 bound can reach the list's k-th are re-scored in f32.
-   */
-  searchAmong(nos: ArrayLike<number>, k: number, accept?: Accept): Scored[] {
-    const coded = this.#estimating;
-    if (coded === null) throw new HybridMindError('INVALID_ARGUMENT', 'FlatVectorIndex.searchAmong', 'no query was prepared (prepareEstimates)');
-    const a = this.#arena;
-    const slots = new Int32Array(nos.length);
-    let count = 0;
-    for (let i = 0; i < nos.length; i++) {
-      const slot = this.#noToSlot.get(nos[i]!);
-      if (slot !== undefined) slots[count++] = slot;
-    }
-    if (count === 0 || k === 0) return [];
-    a.dotI8At(slots, count);
-    const kept = slots.subarray(0, boundedAmong(slots, a.dots, count, this.#meta, k, coded, this.#slotToNo, accept));
-    return this.#reader === null ? rescoreHeld(a, this.#slotToNo, kept, k, accept) : rescoreRead(a, this.#slotToNo, kept, k, accept, this.#reader);
   }
 
   /** The slots `accept` lets through (every slot without it): what a released index re-scores when the int8 pass cannot narrow them. */
@@ -543,13 +485,6 @@ export class FlatVectorIndex implements VectorIndex {
     });
   }
 
-  #checkLength(method: string, vector: Float32Array): void {
-    const length = (vector as { length?: unknown } | null | undefined)?.length;
-    if (length !== this.dim) {
-      throw new HybridMindError('DIMENSION_MISMATCH', method, `expected a vector of length ${this.dim}, received length ${show(length)}`);
-    }
-  }
-
   /** Grows every slot-indexed array to `capacity`, keeping the slots held. */
   #reserve(capacity: number, method: string): void {
     this.#arena.reserve(capacity, this.#size, method);
@@ -560,8 +495,4 @@ export class FlatVectorIndex implements VectorIndex {
     meta.set(this.#meta.subarray(0, this.#size * META));
     this.#meta = meta;
   }
-}
-
-function isKernel(value: VectorKernel | VectorKernelSource | undefined): value is VectorKernel {
-  return typeof (value as Partial<VectorKernel> | undefined)?.instantiate === 'function';
 }

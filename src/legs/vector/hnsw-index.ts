@@ -1,7 +1,8 @@
-import { HybridMindError, show } from '../../errors.js';
+import { HybridMindError } from '../../errors.js';
 import { checkIntInRange, checkNonNegativeInt } from '../../util/int-checks.js';
 import type { Accept, Scored, VectorIndex } from '../types.js';
 import { HNSW_DIR, hnswError, takeFile, type Hnswlib, type HnswNative } from './hnswlib-loader.js';
+import { checkVector } from './packed.js';
 
 /** Graph parameters of an HNSW index. */
 export interface HnswParams {
@@ -141,7 +142,7 @@ export class HnswVectorIndex implements VectorIndex {
   /** Adds (or replaces) many vectors in one call: much faster than one at a time. */
   addMany(nos: number[], vectors: Float32Array[]): void {
     const method = 'HnswVectorIndex.add';
-    for (const v of vectors) this.#checkLength(method, v);
+    for (const v of vectors) checkVector(method, v, this.dim);
     const fresh = nos.filter((no) => !this.#labels.has(no) && !this.#deleted.has(no)).length;
     this.#reserve(this.#labels.size + this.#deleted.size + fresh + 1);
     this.#call(method, () => {
@@ -180,7 +181,7 @@ export class HnswVectorIndex implements VectorIndex {
 
   search(query: Float32Array, k: number, accept?: Accept): Scored[] {
     const method = 'HnswVectorIndex.search';
-    this.#checkLength(method, query);
+    checkVector(method, query, this.dim);
     checkNonNegativeInt(method, 'k', k);
     const n = Math.min(k, this.#labels.size);
     if (n === 0) return [];
@@ -243,13 +244,6 @@ export class HnswVectorIndex implements VectorIndex {
     while (capacity < needed) capacity *= 2;
     this.#call('HnswVectorIndex.add', () => this.#live().resizeIndex(capacity));
     this.#capacity = capacity;
-  }
-
-  #checkLength(method: string, vector: Float32Array): void {
-    const length = (vector as { length?: unknown } | null | undefined)?.length;
-    if (length !== this.dim) {
-      throw new HybridMindError('DIMENSION_MISMATCH', method, `expected a vector of length ${this.dim}, received length ${show(length)}`);
-    }
   }
 
   #call<T>(method: string, fn: () => T): T {

@@ -162,6 +162,11 @@ async function readBundled(variant: 'kernel' | 'threads'): Promise<ArrayBuffer |
   return response.arrayBuffer();
 }
 
+/** `kernel` itself when it is loaded already, otherwise the kernel loaded from it (the bundled one when undefined). */
+export async function kernelOf(kernel: VectorKernel | VectorKernelSource | undefined): Promise<VectorKernel | null> {
+  return typeof (kernel as Partial<VectorKernel> | undefined)?.instantiate === 'function' ? (kernel as VectorKernel) : loadVectorKernel(kernel as VectorKernelSource | undefined);
+}
+
 /** Checks the exports once, up front, so a wrong module becomes `null` rather than a later crash. */
 function wrap(module: WebAssembly.Module, threads: ScanThreads | null): Loaded {
   try {

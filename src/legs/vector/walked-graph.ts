@@ -91,7 +91,7 @@ export class WalkedGraph {
       }
       if (!pending.has(no)) walked.#gone.add(no);
       const g = walked.#newGhost(node);
-      walked.#ghostScales[g] = flat.codesOf(no, walked.#ghostCodes, g * walked.#stride) ?? 0;
+      walked.#ghostScales[g] = flat.estimates.codesOf(no, walked.#ghostCodes, g * walked.#stride) ?? 0;
     }
     for (const no of lag.pending) walked.#tail.add(no);
     return walked;
@@ -136,7 +136,7 @@ export class WalkedGraph {
    * null when the query cannot be quantized (only the full scan answers it).
    */
   search(flat: FlatVectorIndex, query: Float32Array, k: number, ef: number, accept?: Accept): Scored[] | null {
-    if (!flat.prepareEstimates(query)) return null;
+    if (!flat.estimates.prepare(query)) return null;
     const labels = this.#links.labels;
     const ghostOf = this.#ghostOf;
     const score: NodeScores = (nodes, count, out) => this.#score(flat, nodes, count, out);
@@ -145,7 +145,7 @@ export class WalkedGraph {
     const nos: number[] = [];
     for (let i = 0; i < found.count; i++) nos.push(labels[found.nodes[i]!]!);
     for (const no of this.#tail) if (accept === undefined || accept(no)) nos.push(no);
-    return flat.searchAmong(nos, k, accept);
+    return flat.estimates.searchAmong(nos, k, accept);
   }
 
   /** Whether a saved graph that lacks `lag` of `size` vectors serves as it is, the lag as its tail and ghosts. */
@@ -198,11 +198,11 @@ export class WalkedGraph {
         liveNos[live] = labels[node]!;
         places[live++] = i;
       } else {
-        out[i] = flat.estimateCodes(this.#ghostCodes, g * this.#stride, this.#ghostScales[g]!);
+        out[i] = flat.estimates.estimateCodes(this.#ghostCodes, g * this.#stride, this.#ghostScales[g]!);
       }
     }
-    if (live === count) return flat.estimateMany(liveNos, count, out);
-    flat.estimateMany(liveNos, live, this.#liveScores);
+    if (live === count) return flat.estimates.estimateMany(liveNos, count, out);
+    flat.estimates.estimateMany(liveNos, live, this.#liveScores);
     for (let j = 0; j < live; j++) out[places[j]!] = this.#liveScores[j]!;
   }
 
@@ -211,7 +211,7 @@ export class WalkedGraph {
     const node = this.#nodeOf.get(no);
     if (node === undefined || this.#ghostOf[node]! >= 0) return;
     const g = this.#newGhost(node);
-    this.#ghostScales[g] = flat.codesOf(no, this.#ghostCodes, g * this.#stride) ?? 0;
+    this.#ghostScales[g] = flat.estimates.codesOf(no, this.#ghostCodes, g * this.#stride) ?? 0;
     this.#live--;
   }
 
