@@ -22,7 +22,7 @@ import { summarize } from '../lib/stats.js';
 import type { SpeedReport } from '../speed/report.js';
 import type { ColdOpenResult, IngestResult, WorkerMemory } from './page.js';
 import { medians, renderBrowser, type BrowserAnn, type BrowserReport, type BrowserSize, type ColdOpenSample, type NodeFigures } from './report.js';
-import { ANN_THRESHOLD } from '../../src/legs/vector/adaptive-index.js';
+import { ANN_THRESHOLD } from '../../src/legs/vector/ann-settings.js';
 
 export interface BrowserOptions {
   sizes: number[];

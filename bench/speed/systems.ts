@@ -5,7 +5,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HybridMemory, SqliteWasmDriver, type RecallMode } from '../../src/index.js';
 import { QUESTION_WORD_LIST, STOP_WORDS } from '../../src/legs/lexical/tokenizer.js';
-import { ANN_THRESHOLD } from '../../src/legs/vector/adaptive-index.js';
+import { ANN_THRESHOLD } from '../../src/legs/vector/ann-settings.js';
 import { FlatVectorIndex } from '../../src/legs/vector/flat-index.js';
 import { loadVectorKernel } from '../../src/legs/vector/kernel.js';
 import { SPLIT_FROM } from '../../src/legs/vector/scan-threads.js';

@@ -6,6 +6,7 @@
  */
 import { checkIntInRange } from '../util/int-checks.js';
 import type { SqlDriver } from '../storage/driver.js';
+import { backgroundTimeout } from '../util/timers.js';
 
 /** Quiet time after the last write before a persistent store saves its derived indexes (and one that does not save compacts them). */
 export const DEFAULT_SAVE_AFTER_MS = 5_000;
@@ -48,12 +49,11 @@ export class QuietTimer {
 
   touch(): void {
     this.stop();
-    this.#timer = setTimeout(() => {
+    // A pending run must not keep a Node process alive; `close()` saves what a save would have.
+    this.#timer = backgroundTimeout(() => {
       this.#timer = null;
       this.#run();
     }, this.#delayMs);
-    // A pending run must not keep a Node process alive; `close()` saves what a save would have.
-    (this.#timer as { unref?: () => void }).unref?.();
   }
 
   stop(): void {

@@ -25,6 +25,7 @@
 import type { Worker as NodeWorker } from 'node:worker_threads';
 import { HybridMindError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { backgroundTimeout } from '../../util/timers.js';
 
 type WorkerConstructor = typeof import('node:worker_threads').Worker;
 
@@ -228,8 +229,7 @@ export class PassHelper {
   /** Puts off the idle end: one timer, pushed back by every split pass. */
   #stillBusy(): void {
     if (this.#idle === null) {
-      this.#idle = setTimeout(() => this.#rest(), IDLE_MS);
-      (this.#idle as { unref?: () => void }).unref?.();
+      this.#idle = backgroundTimeout(() => this.#rest(), IDLE_MS);
     } else {
       (this.#idle as { refresh?: () => void }).refresh?.();
     }
