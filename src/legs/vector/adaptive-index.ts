@@ -285,7 +285,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     if (due === 'now') return this.#repair();
     if (due === null) return;
     if (this.#repairTimer) clearTimeout(this.#repairTimer);
-    // Not holding a Node process alive: the build's slices do, so awaiting it works.
+    // A repair timer must not keep a Node process alive (the build's slices do, so awaiting it works).
     this.#repairTimer = backgroundTimeout(() => {
       this.#repairTimer = null;
       if (this.#state === 'ready' && this.#graph !== null) this.#repair();
