@@ -88,9 +88,7 @@ export function scope(parts: Pick<FusionParts, 'catalog'>, o: ResolvedRecall, no
 export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, queryVector: Float32Array | null, now: number): LegLists {
   const { reference, accept, traversable } = scope(parts, o, now);
   const pool = poolSize(o.k);
-  const needSeeds = o.mode === 'hybrid' || (o.mode === 'graph' && o.anchors === null);
-  const useVector = (o.mode === 'vector' || needSeeds) && parts.vector !== null && queryVector !== null && parts.vector.size > 0;
-  const useLexical = o.mode === 'lexical' || needSeeds;
+  const plan = legPlan(o, parts.vector !== null && queryVector !== null && parts.vector.size > 0);
   // The vector index holds only memories the catalog does: a test that passes them all is skipped.
   const acceptsAll = o.filter === null && parts.catalog.acceptsEvery(reference, o.asOf !== null, o.includeHistorical);
   // A vector recall returns the leg's top k: an exact scan's is the first k of a deeper search,
@@ -98,14 +96,14 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
   // for k with that breadth, neither re-scores the rest (100k on a file store: ~145 vectors read
   // back from SQLite for 100, ~20 for 10).
   const vectorDepth = o.mode === 'vector' ? o.k : pool;
-  const vector = useVector ? parts.vector!.search(queryVector!, vectorDepth, acceptsAll ? undefined : accept, pool) : null;
-  const lexical = useLexical ? parts.lexical.search(query, pool, accept) : null;
+  const vector = plan.vector ? parts.vector!.search(queryVector!, vectorDepth, acceptsAll ? undefined : accept, pool) : null;
+  const lexical = plan.lexical ? parts.lexical.search(query, pool, accept) : null;
 
   let graph: GraphHit[] | null = null;
   let entity: Scored[] | null = null;
   let relation: RelationAnswers | null = null;
   let starts: number[] = [];
-  if (o.mode === 'hybrid' || o.mode === 'graph') {
+  if (plan.walks) {
     const seeds = o.anchors !== null ? o.anchors.map((id) => ({ no: parts.catalog.noOf(id)!, weight: 1 })) : defaultSeeds(vector, lexical, o, query);
     const anchors = seeds.map((s) => s.no);
     starts = anchors;
@@ -130,18 +128,42 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
   }
 
   let time: TimeRanked[] | null = null;
-  if (o.mode === 'hybrid') {
+  if (plan.time) {
     const candidates = candidatesOf([vector, lexical, graph, entity]);
     time = weighByTime(candidates, parts.catalog.temporalReader(), reference, o.halfLifeDays);
   }
+  return reportedLists(o, { vector, lexical, graph, entity, starts, relation, time });
+}
+
+/** Which legs a recall runs, by its mode; `vectors`: the store can answer the vector leg for this query. */
+export interface LegPlan {
+  vector: boolean;
+  lexical: boolean;
+  /** The graph walks (edges, entities, a relation question's). */
+  walks: boolean;
+  time: boolean;
+}
+
+/**
+ * The one rule of both engines: a hybrid recall, and a graph recall without anchors, also runs the
+ * vector and lexical legs, whose best seed the graph walk; only a hybrid recall weighs by time.
+ */
+export function legPlan(o: ResolvedRecall, vectors: boolean): LegPlan {
+  const seeds = o.mode === 'hybrid' || (o.mode === 'graph' && o.anchors === null);
   return {
-    vector: o.mode === 'hybrid' || o.mode === 'vector' ? vector : null,
-    lexical: o.mode === 'hybrid' || o.mode === 'lexical' ? lexical : null,
-    graph,
-    entity,
-    starts,
-    relation,
-    time,
+    vector: (o.mode === 'vector' || seeds) && vectors,
+    lexical: o.mode === 'lexical' || seeds,
+    walks: o.mode === 'hybrid' || o.mode === 'graph',
+    time: o.mode === 'hybrid',
+  };
+}
+
+/** The lists a recall reports: a leg that ran only to seed the graph walk is not one of them. */
+export function reportedLists(o: ResolvedRecall, lists: LegLists): LegLists {
+  return {
+    ...lists,
+    vector: o.mode === 'hybrid' || o.mode === 'vector' ? lists.vector : null,
+    lexical: o.mode === 'hybrid' || o.mode === 'lexical' ? lists.lexical : null,
   };
 }
 

@@ -1,5 +1,5 @@
 import { Catalog } from '../memory/catalog.js';
-import { answer, candidatesOf, defaultSeeds, poolSize, relationQuestion, relationWalk, subjectSeeds, type FusionParts, type LegLists, type RelationAnswers } from '../memory/recall.js';
+import { answer, candidatesOf, defaultSeeds, legPlan, poolSize, relationQuestion, relationWalk, reportedLists, subjectSeeds, type FusionParts, type LegLists, type RelationAnswers } from '../memory/recall.js';
 import { relationAnswers } from '../memory/relation-question.js';
 import type { ResolvedRecall } from '../memory/recall-options.js';
 import type { MemoryRow } from '../storage/repository.js';
@@ -26,17 +26,15 @@ export interface PgRecallSettings {
 export async function runPgLegs(q: Query, db: Db, o: ResolvedRecall, query: string, queryVector: Float32Array | null, now: number, settings: PgRecallSettings): Promise<LegLists> {
   const reference = o.asOf ?? now;
   const pool = poolSize(o.k);
-  const needSeeds = o.mode === 'hybrid' || (o.mode === 'graph' && o.anchors === null);
-  const useVector = (o.mode === 'vector' || needSeeds) && settings.hasVectors && queryVector !== null;
-  const useLexical = o.mode === 'lexical' || needSeeds;
-  const vector = useVector ? await vectorLeg(q, db, o, reference, queryVector!, pool, settings.efSearch, settings.rescorer) : null;
-  const lexical = useLexical ? await lexicalLeg(q, db, o, reference, query, pool) : null;
+  const plan = legPlan(o, settings.hasVectors && queryVector !== null);
+  const vector = plan.vector ? await vectorLeg(q, db, o, reference, queryVector!, pool, settings.efSearch, settings.rescorer) : null;
+  const lexical = plan.lexical ? await lexicalLeg(q, db, o, reference, query, pool) : null;
 
   let graph = null;
   let entity = null;
   let relation: RelationAnswers | null = null;
   let starts: number[] = [];
-  if (o.mode === 'hybrid' || o.mode === 'graph') {
+  if (plan.walks) {
     const seeds = o.anchors !== null
       ? (await nosOf(q, db, o.anchors)).map((no) => ({ no, weight: 1 }))
       : defaultSeeds(vector, lexical, o, query);
@@ -52,19 +50,11 @@ export async function runPgLegs(q: Query, db: Db, o: ResolvedRecall, query: stri
   }
 
   let time = null;
-  if (o.mode === 'hybrid') {
+  if (plan.time) {
     const candidates = candidatesOf([vector, lexical, graph, entity]);
     time = await timeLeg(q, db, [...candidates], reference, o.halfLifeDays);
   }
-  return {
-    vector: o.mode === 'hybrid' || o.mode === 'vector' ? vector : null,
-    lexical: o.mode === 'hybrid' || o.mode === 'lexical' ? lexical : null,
-    graph,
-    entity,
-    starts,
-    relation,
-    time,
-  };
+  return reportedLists(o, { vector, lexical, graph, entity, starts, relation, time });
 }
 
 async function nosOf(q: Query, db: Db, ids: readonly string[]): Promise<number[]> {

@@ -30,6 +30,29 @@ for (const [name, makeEmbedder, skip] of EMBEDDERS) describe.skipIf(skip)(`with 
     }
   });
 
+  describe('the legs each mode runs and reports', () => {
+    it('reports the legs its mode names: a graph recall without anchors seeds its walk with the vector and lexical legs, and reports the graph alone', async () => {
+      mem = await openMemory();
+      await mem.storeMany([{ id: 'adr', text: 'ADR-007 chose SQLite-WASM' }, { id: 'worker', text: 'the worker depends on the store' }, { id: 'lunch', text: 'a note about lunch' }]);
+      await mem.relate('worker', 'adr', 'DEPENDS_ON');
+      await mem.ready();
+      const expected: Array<[Parameters<HybridMemory['recall']>[1], string[]]> = [
+        [{ mode: 'hybrid' }, ['vector', 'lexical', 'graph', 'time']],
+        [{ mode: 'vector' }, ['vector']],
+        [{ mode: 'lexical' }, ['lexical']],
+        [{ mode: 'graph' }, ['graph']],
+        [{ mode: 'graph', anchors: ['adr'] }, ['graph']],
+      ];
+      for (const [options, legs] of expected) {
+        const report = await mem.recallReport('ADR-007', { ...options, explain: true });
+        expect(report.legsRun, JSON.stringify(options)).toEqual(legs);
+        for (const hit of report.hits) expect(Object.keys(hit.legs).every((leg) => legs.includes(leg)), `${JSON.stringify(options)}: ${hit.id}`).toBe(true);
+      }
+      // Seeded by the lexical leg's best (the memory naming ADR-007), the walk reaches what depends on it.
+      expect(ids(await mem.recall('ADR-007', { mode: 'graph' }))).toContain('worker');
+    });
+  });
+
   describe('multi-hop chains', () => {
     async function chain(length: 2 | 3) {
       mem = await openMemory();
