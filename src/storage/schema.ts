@@ -78,19 +78,26 @@ export function checkSchemaVersion(
 
 /**
  * The version lives in `meta` rather than `PRAGMA user_version` because Durable Object SQLite
- * does not allow that pragma; `meta` is created outside the numbered steps so it can be read first.
+ * does not allow that pragma; `meta` is not one of the numbered steps, so a store of any version
+ * can be read first. 0: no `meta` yet (a new store). Reading it writes nothing, so a store at the
+ * current version opens without a write.
  */
 function currentVersion(db: SqlDriver): number {
-  db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
+  if (db.all("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'meta'").length === 0) return 0;
   const row = db.all<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")[0];
   return row ? checkSchemaVersion('HybridMemory.open', row.value, 'the store', { min: 0 }) : 0;
 }
 
-/** Brings a database to the current schema; refuses one written by a newer library. */
+/**
+ * Brings a database to the current schema; refuses one written by a newer library. `meta` is
+ * created in the same transaction as the steps, so a new store's schema is one commit: on OPFS a
+ * second one, `meta` on its own, took ~10 ms of a new store's first connect (bench/NOTES.md).
+ */
 export function migrate(db: SqlDriver): void {
   const from = currentVersion(db);
   if (from === SCHEMA_VERSION) return;
   db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
     for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
     db.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", [String(SCHEMA_VERSION)]);
   });

@@ -104,6 +104,23 @@ describe('dimensions', () => {
     expect((await mem.stats()).dim).toBe(2);
   });
 
+  it('creates a new store\'s schema in one commit: no statement changes it outside a transaction', async () => {
+    const driver = await SqliteWasmDriver.open();
+    const outside: string[] = [];
+    let open = false;
+    const exec = driver.exec.bind(driver);
+    driver.exec = (sql, params) => {
+      const statement = sql.trim();
+      if (/^BEGIN/i.test(statement)) open = true;
+      else if (/^(COMMIT|ROLLBACK)/i.test(statement)) open = false;
+      else if (!open && /^(CREATE|ALTER|DROP)/i.test(statement)) outside.push(statement.split(/\s+/).slice(0, 6).join(' '));
+      exec(sql, params);
+    };
+    mem = await HybridMemory.open({ storage: driver, embedder: new HashEmbedder(384) });
+    expect(outside).toEqual([]);
+    expect((await mem.stats()).memories).toBe(0);
+  });
+
   it('records the dimension and model at the first open, and reopens without a write', async () => {
     const writes = async (driver: SqliteWasmDriver): Promise<string[]> => {
       const seen: string[] = [];
