@@ -135,7 +135,7 @@ export function runLegs(parts: RecallParts, o: ResolvedRecall, query: string, qu
   return reportedLists(o, { vector, lexical, graph, entity, starts, relation, time });
 }
 
-/** Which legs a recall runs, by its mode; `vectors`: the store can answer the vector leg for this query. */
+/** Which legs a recall runs, by its mode. */
 export interface LegPlan {
   vector: boolean;
   lexical: boolean;
@@ -146,7 +146,8 @@ export interface LegPlan {
 
 /**
  * The one rule of both engines: a hybrid recall, and a graph recall without anchors, also runs the
- * vector and lexical legs, whose best seed the graph walk; only a hybrid recall weighs by time.
+ * vector and lexical legs, whose best results seed the graph walk; only a hybrid recall weighs by
+ * time. `vectors`: the store can answer the vector leg for this query.
  */
 export function legPlan(o: ResolvedRecall, vectors: boolean): LegPlan {
   const seeds = o.mode === 'hybrid' || (o.mode === 'graph' && o.anchors === null);
