@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { loadHnswlib } from '../src/legs/vector/hnswlib-loader.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
-import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
+import type { VectorKernel } from '../src/legs/vector/kernel.js';
 import type { VectorReader } from '../src/legs/types.js';
 import type { PartedBytes } from '../src/util/parted-bytes.js';
 import { inPieces } from './support/parted.js';
@@ -15,12 +15,11 @@ import { clusteredVectors } from './support/clustered-vectors.js';
 import { memorySavedBytes } from './support/saved-bytes.js';
 import { afterFirstSlice } from './support/slices.js';
 import { savedExact, vectorStore as store } from './support/vector-store.js';
+import { simdKernel } from './support/kernel.js';
 
 let kernel: VectorKernel;
 beforeAll(async () => {
-  const loaded = await loadVectorKernel();
-  if (loaded === null) throw new Error('the SIMD kernel must load in Node 20');
-  kernel = loaded;
+  kernel = await simdKernel();
 });
 
 describe('AdaptiveVectorIndex adopting saved codes', () => {

@@ -7,6 +7,7 @@ import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
 import type { Scored } from '../src/legs/types.js';
 import { rng } from './support/random.js';
+import { simdKernel } from './support/kernel.js';
 
 
 function randomUnit(next: () => number, dim: number): Float32Array {
@@ -48,9 +49,7 @@ function codeOf(run: () => unknown): string | undefined {
 
 let kernel: VectorKernel;
 beforeAll(async () => {
-  const loaded = await loadVectorKernel();
-  if (loaded === null) throw new Error('the SIMD kernel must load in Node 20');
-  kernel = loaded;
+  kernel = await simdKernel();
 });
 
 const paths = [

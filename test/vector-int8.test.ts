@@ -1,16 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
 import { decodeQuantized } from '../src/legs/vector/quantized-snapshot.js';
-import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
+import type { VectorKernel } from '../src/legs/vector/kernel.js';
 import { dotI8Js, META, quantizeQuery, quantizeVector, strideOf } from '../src/legs/vector/quantize.js';
 import { ScanArena } from '../src/legs/vector/scan-arena.js';
 import { rng } from './support/random.js';
+import { simdKernel } from './support/kernel.js';
 
 let kernel: VectorKernel;
 beforeAll(async () => {
-  const loaded = await loadVectorKernel();
-  if (loaded === null) throw new Error('the SIMD kernel must load in Node 20');
-  kernel = loaded;
+  kernel = await simdKernel();
 });
 
 function gaussian(next: () => number): number {

@@ -7,19 +7,18 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { AdaptiveVectorIndex } from '../src/legs/vector/adaptive-index.js';
 import { VectorDigest } from '../src/legs/vector/ann-format.js';
 import { FlatVectorIndex } from '../src/legs/vector/flat-index.js';
-import { loadVectorKernel, type VectorKernel } from '../src/legs/vector/kernel.js';
+import type { VectorKernel } from '../src/legs/vector/kernel.js';
 import type { VectorReader } from '../src/legs/types.js';
 import { HybridMemory } from '../src/index.js';
 import { clusteredVectors } from './support/clustered-vectors.js';
 import { rng } from './support/random.js';
 import { memorySavedBytes } from './support/saved-bytes.js';
 import { savedExact, vectorStore as store } from './support/vector-store.js';
+import { simdKernel } from './support/kernel.js';
 
 let kernel: VectorKernel;
 beforeAll(async () => {
-  const loaded = await loadVectorKernel();
-  if (loaded === null) throw new Error('the SIMD kernel must load in Node 20');
-  kernel = loaded;
+  kernel = await simdKernel();
 });
 
 const paths = [

@@ -5,6 +5,7 @@ import { Repository } from '../storage/repository.js';
 import { corrupt, type SnapshotLimits, type SnapshotManifest } from '../snapshot/format.js';
 import { checkStoreContent, checkStoreVersion, readContent, readSnapshotParts } from '../snapshot/verify.js';
 import { tablesInDependencyOrder } from '../storage/replace.js';
+import { hasTable } from '../storage/schema.js';
 import { DERIVED_TABLES } from '../validation/database.js';
 import { SKIP_INTERNAL, tableLayout } from './sqlite-file/image.js';
 import { SqliteFile } from './sqlite-file/read.js';
@@ -70,10 +71,6 @@ export async function importSnapshotInto(driver: SqlDriver, bytes: Uint8Array, o
     checkStoreContent(method, readContent(repo), manifest, derived);
   });
   return manifest;
-}
-
-function hasTable(driver: SqlDriver, name: string): boolean {
-  return driver.all("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = ?", [name]).length > 0;
 }
 
 type Row = Record<string, SqlValue>;

@@ -83,9 +83,14 @@ export function checkSchemaVersion(
  * current version opens without a write.
  */
 function currentVersion(db: SqlDriver): number {
-  if (db.all("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'meta'").length === 0) return 0;
+  if (!hasTable(db, 'meta')) return 0;
   const row = db.all<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")[0];
   return row ? checkSchemaVersion('HybridMemory.open', row.value, 'the store', { min: 0 }) : 0;
+}
+
+/** Whether the database has a table of that name (a read of `sqlite_master`, which Durable Object SQLite allows). */
+export function hasTable(db: SqlDriver, name: string): boolean {
+  return db.all("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = ?", [name]).length > 0;
 }
 
 /**

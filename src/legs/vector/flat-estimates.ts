@@ -16,7 +16,6 @@ import type { ScanArena } from './scan-arena.js';
  * replaces them as it grows, releases or clears.
  */
 export interface HeldCodes {
-  readonly dim: number;
   readonly arena: ScanArena;
   /** Per slot, the quantization scale and error-bound terms (`META` each). */
   readonly meta: Float64Array;
@@ -42,8 +41,8 @@ export class FlatEstimates {
    * length, which only the full scan answers.
    */
   prepare(query: Float32Array): boolean {
-    checkVector('FlatEstimates.prepare', query, this.#held.dim);
     const a = this.#held.arena;
+    checkVector('FlatEstimates.prepare', query, a.dim);
     a.query.set(query);
     this.#query = quantizeQuery(a.query, a.query16, a.stride);
     return this.#query !== null;

@@ -94,7 +94,6 @@ export class FlatVectorIndex implements VectorIndex {
     this.#meta = new Float64Array(capacity * META);
     const index = this;
     this.estimates = new FlatEstimates({
-      dim,
       get arena() { return index.#arena; },
       get meta() { return index.#meta; },
       get slotToNo() { return index.#slotToNo; },
