@@ -22,15 +22,32 @@ export interface EdgeSpec {
   validFrom: number | undefined;
 }
 
-/** Checks `relate()`'s arguments (or edge `prefix` of a batch, e.g. `edges[2].`). */
-export function checkEdgeSpec(method: string, prefix: string, fromId: unknown, toId: unknown, type: unknown, options: unknown): EdgeSpec {
+/** Checks `relate()`'s arguments. */
+export function checkEdgeSpec(method: string, fromId: unknown, toId: unknown, type: unknown, options: unknown): EdgeSpec {
+  return edgeSpec(method, '', fromId, toId, type, () => checkOptions(method, 'options', options, RELATE_KEYS) as RelateOptions);
+}
+
+/**
+ * Checks an edge's ends and type, then its options (`options()`, which checks their keys, or
+ * returns a batch edge whose keys were checked whole), then that it joins two memories. `prefix`
+ * names the edge in a batch, e.g. `edges[2].`.
+ */
+function edgeSpec(method: string, prefix: string, fromId: unknown, toId: unknown, type: unknown, options: () => RelateOptions): EdgeSpec {
   const from = checkId(method, `${prefix}${prefix ? 'from' : 'fromId'}`, fromId);
   const to = checkId(method, `${prefix}${prefix ? 'to' : 'toId'}`, toId);
   const edgeType = checkEdgeType(method, type);
-  const { weight, metadata, validFrom } = checkRelateOptions(method, prefix, options);
+  const o = options();
+  const at = prefix || 'options.';
+  const weight = o.weight === undefined ? 1 : checkFiniteNumber(method, `${at}weight`, o.weight, { min: 0, exclusiveMin: true });
+  // Most edges carry none: "{}" without a checked copy to serialise.
+  const metadata = o.metadata === undefined ? '{}' : JSON.stringify(checkMetadata(method, `${at}metadata`, o.metadata));
+  const validFrom = checkOptionalTime(method, `${at}validFrom`, o.validFrom);
   if (from === to) throw invalid(method, 'a memory cannot be related to itself; fromId and toId are both', fromId);
   return { fromId: from, toId: to, type: edgeType, weight, metadata, validFrom };
 }
+
+/** The keys an edge of `relateMany()` may have. */
+const EDGE_KEYS = ['from', 'to', 'type', ...RELATE_KEYS] as const;
 
 /** Checks `relateMany()`'s edges, all of them, and refuses a batch naming one edge twice. */
 export function checkEdgeSpecs(method: string, edges: unknown): EdgeSpec[] {
@@ -38,21 +55,12 @@ export function checkEdgeSpecs(method: string, edges: unknown): EdgeSpec[] {
   const seen = new Set<string>();
   return edges.map((e, i) => {
     const name = `edges[${i}]`;
-    const { from, to, type, ...options } = checkOptions(method, name, e, ['from', 'to', 'type', ...RELATE_KEYS]) as { from?: unknown; to?: unknown; type?: unknown };
-    const spec = checkEdgeSpec(method, `${name}.`, from, to, type, options);
+    // Its keys are checked whole, first, as before any other rule; its options are read from it as they are.
+    const edge = checkOptions(method, name, e, EDGE_KEYS) as { from?: unknown; to?: unknown; type?: unknown } & RelateOptions;
+    const spec = edgeSpec(method, `${name}.`, edge.from, edge.to, edge.type, () => edge);
     const key = JSON.stringify([spec.fromId, spec.toId, spec.type]);
-    if (seen.has(key)) throw new HybridMindError('CONFLICT', method, `${name} repeats a ${spec.type} edge from ${JSON.stringify(from)} to ${JSON.stringify(to)}`);
+    if (seen.has(key)) throw new HybridMindError('CONFLICT', method, `${name} repeats a ${spec.type} edge from ${JSON.stringify(edge.from)} to ${JSON.stringify(edge.to)}`);
     seen.add(key);
     return spec;
   });
-}
-
-/** Checks `relate()` options (or an edge spec's fields under `prefix`, e.g. `edges[2].`). */
-function checkRelateOptions(method: string, prefix: string, options: unknown): { weight: number; metadata: string; validFrom: number | undefined } {
-  const o = checkOptions(method, prefix ? prefix.slice(0, -1) : 'options', options, RELATE_KEYS) as RelateOptions;
-  return {
-    weight: o.weight === undefined ? 1 : checkFiniteNumber(method, `${prefix || 'options.'}weight`, o.weight, { min: 0, exclusiveMin: true }),
-    metadata: JSON.stringify(checkMetadata(method, `${prefix || 'options.'}metadata`, o.metadata)),
-    validFrom: checkOptionalTime(method, `${prefix || 'options.'}validFrom`, o.validFrom),
-  };
 }

@@ -85,7 +85,7 @@ export class Writer {
    * Edges the store draws for new memories (and for memories that just got their `vectors`),
    * marked `auto: { by, reason }`, minus ones that exist.
    */
-  #autoEdgeDrafts(rows: readonly MemoryRow[], vectors: ReadonlyMap<number, Float32Array>): Array<Omit<EdgeRow, 'no'>> {
+  #autoEdgeDrafts(rows: readonly MemoryRow[], vectors: ReadonlyMap<number, Float32Array>): EdgeRow[] {
     const auto = this.#indexes.auto;
     if (!auto || (rows.length === 0 && vectors.size === 0)) return [];
     const batch = rows.map((r) => ({ no: r.no, id: r.id, text: r.text, metadata: JSON.parse(r.metadata) as Metadata }));
@@ -97,6 +97,7 @@ export class Writer {
     return proposals
       .filter((p) => !existing.has(edgeKey({ src: p.from, dst: p.to, type: p.type })))
       .map((p) => ({
+        no: 0,
         id: newId(),
         src: p.from,
         dst: p.to,
@@ -141,7 +142,7 @@ export class Writer {
   }
 
   relate(fromId: unknown, toId: unknown, type: unknown, options: unknown): string {
-    const draft = this.#draftEdge('relate', checkEdgeSpec('relate', '', fromId, toId, type, options));
+    const draft = this.#draftEdge('relate', checkEdgeSpec('relate', fromId, toId, type, options));
     if (this.#repo.edgeBetween(draft.src, draft.dst, draft.type)) throw this.#edgeExists('relate', draft);
     return this.commitEdges('relate', [draft])[0]!;
   }
@@ -152,7 +153,7 @@ export class Writer {
     const drafts = checkEdgeSpecs(method, edges).map((spec) => this.#draftEdge(method, spec));
     // One lookup for the whole batch rather than one query per edge.
     const existing = this.#repo.existingEdges(drafts);
-    const clash = drafts.find((d) => existing.has(edgeKey(d)));
+    const clash = existing.size > 0 && drafts.find((d) => existing.has(edgeKey(d)));
     if (clash) throw this.#edgeExists(method, clash);
     return this.commitEdges(method, drafts);
   }
@@ -162,29 +163,32 @@ export class Writer {
    * newer one became true, unless it had already ended; the prior end is kept on the edge so
    * removing the edge can reopen it.
    */
-  commitEdges(method: string, drafts: Array<Omit<EdgeRow, 'no'>>): string[] {
+  commitEdges(method: string, drafts: EdgeRow[]): string[] {
     const rows = this.#repo.transaction(method, () => this.#insertEdges(drafts));
     this.#indexEdges(rows);
     return rows.map((r) => r.id);
   }
 
-  #insertEdges(drafts: Array<Omit<EdgeRow, 'no'>>): EdgeRow[] {
-    const edges = drafts.map((draft) => {
-        const edge = { ...draft };
-        if (edge.type === EDGE_TYPES.SUPERSEDES) {
-          const newer = this.#repo.memoryByNo(edge.src)!;
-          const older = this.#repo.memoryByNo(edge.dst)!;
-          const startsAt = Number(newer.valid_from);
-          if (older.valid_to === null || Number(older.valid_to) > startsAt) {
-            edge.closes_valid_to = 1;
-            edge.prior_valid_to = older.valid_to === null ? null : Number(older.valid_to);
-            this.#repo.setValidTo(edge.dst, closingTime(newer, older));
-          }
-        }
-      return edge;
-    });
-    const nos = this.#repo.insertEdges(edges);
-    return edges.map((edge, i) => ({ ...edge, no: nos[i]! }));
+  /**
+   * The drafts, numbered as they go in. Each was made for this write alone (`#draftEdge`,
+   * `#autoEdgeDrafts`) and is dropped if it fails, so it becomes the row instead of being copied
+   * twice (50k edges: two objects each that lived through the whole batch).
+   */
+  #insertEdges(drafts: EdgeRow[]): EdgeRow[] {
+    for (const edge of drafts) {
+      if (edge.type !== EDGE_TYPES.SUPERSEDES) continue;
+      const newer = this.#repo.memoryByNo(edge.src)!;
+      const older = this.#repo.memoryByNo(edge.dst)!;
+      const startsAt = Number(newer.valid_from);
+      if (older.valid_to === null || Number(older.valid_to) > startsAt) {
+        edge.closes_valid_to = 1;
+        edge.prior_valid_to = older.valid_to === null ? null : Number(older.valid_to);
+        this.#repo.setValidTo(edge.dst, closingTime(newer, older));
+      }
+    }
+    const nos = this.#repo.insertEdges(drafts);
+    for (let i = 0; i < drafts.length; i++) drafts[i]!.no = nos[i]!;
+    return drafts;
   }
 
   #indexEdges(rows: readonly EdgeRow[]): void {
@@ -199,12 +203,12 @@ export class Writer {
     return new HybridMindError('CONFLICT', method, `a ${e.type} edge from ${id(e.src)} to ${id(e.dst)} already exists`);
   }
 
-  /** A checked edge with its ends looked up. */
-  #draftEdge(method: string, spec: EdgeSpec): Omit<EdgeRow, 'no'> {
+  /** A checked edge with its ends looked up, numbered when it is inserted. */
+  #draftEdge(method: string, spec: EdgeSpec): EdgeRow {
     const from = this.#indexes.catalog.requireNo(method, spec.fromId);
     const to = this.#indexes.catalog.requireNo(method, spec.toId);
     const validFrom = spec.validFrom ?? this.#indexes.catalog.entry(from).validFrom;
-    return { id: newId(), src: from, dst: to, type: spec.type, weight: spec.weight, metadata: spec.metadata, valid_from: validFrom, created_at: this.#now(), closes_valid_to: 0, prior_valid_to: null };
+    return { no: 0, id: newId(), src: from, dst: to, type: spec.type, weight: spec.weight, metadata: spec.metadata, valid_from: validFrom, created_at: this.#now(), closes_valid_to: 0, prior_valid_to: null };
   }
 
   unrelate(edgeId: unknown): void {

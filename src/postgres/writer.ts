@@ -80,7 +80,7 @@ export class PgWriter {
 
   /** Checks one edge spec; its ends are resolved inside the write transaction. */
   draftEdge(method: string, fromId: unknown, toId: unknown, type: unknown, options: unknown): EdgeDraft {
-    return this.#draft(checkEdgeSpec(method, '', fromId, toId, type, options));
+    return this.#draft(checkEdgeSpec(method, fromId, toId, type, options));
   }
 
   draftEdges(method: string, edges: unknown): EdgeDraft[] {

@@ -102,7 +102,7 @@ export class Repository {
   insertMemories(ms: readonly NewMemory[]): number[] {
     return this.#insertRows(
       'memories', ['id', 'text', 'kind', 'domain', 'metadata', 'created_at', 'valid_from', 'valid_to'], ms,
-      (m) => [m.id, m.text, m.kind, m.domain, m.metadata, m.created_at, m.valid_from, m.valid_to],
+      (no, m) => [no, m.id, m.text, m.kind, m.domain, m.metadata, m.created_at, m.valid_from, m.valid_to],
       (m) => m.text.length + m.metadata.length + m.id.length,
     );
   }
@@ -220,27 +220,28 @@ export class Repository {
   insertEdges(es: readonly NewEdge[]): number[] {
     return this.#insertRows(
       'edges', ['id', 'src', 'dst', 'type', 'weight', 'metadata', 'valid_from', 'created_at', 'closes_valid_to', 'prior_valid_to'], es,
-      (e) => [e.id, e.src, e.dst, e.type, e.weight, e.metadata, e.valid_from, e.created_at, e.closes_valid_to, e.prior_valid_to],
+      (no, e) => [no, e.id, e.src, e.dst, e.type, e.weight, e.metadata, e.valid_from, e.created_at, e.closes_valid_to, e.prior_valid_to],
       (e) => e.id.length + e.type.length + e.metadata.length + 64,
     );
   }
 
   /**
-   * Rows inserted with one statement per chunk (their fields as one JSON parameter), numbered here
-   * as SQLite would number them: one past the table's largest number, then on (neither table has
-   * AUTOINCREMENT, so SQLite reuses numbers past the last row the same way). Asking SQLite for the
+   * Rows inserted with one statement per chunk (their fields as one JSON parameter: `row` gives an
+   * item's, its number first), numbered here as SQLite would number them: one past the table's
+   * largest number, then on (neither table has AUTOINCREMENT, so SQLite reuses numbers past the
+   * last row the same way). Asking SQLite for the
    * numbers it chose (RETURNING) cost more than the insert itself: ~0.4 of 1.5 s per 100k memories.
    * `jsonb_each`, not `json_each`: it hands each row over as binary JSON, which `->>` reads by
    * offset, where a row as JSON text was parsed again by every `->>` (nine per memory): 10k
    * memories went in in 64–73 ms of SQL instead of 100–115, their 5k edges in 32–40 instead of 49–54.
    */
-  #insertRows<T>(table: 'memories' | 'edges', columns: readonly string[], items: readonly T[], row: (item: T) => unknown[], weight: (item: T) => number): number[] {
+  #insertRows<T>(table: 'memories' | 'edges', columns: readonly string[], items: readonly T[], row: (no: number, item: T) => unknown[], weight: (item: T) => number): number[] {
     if (items.length === 0) return [];
     const last = Number(this.db.all<{ last: number }>(`SELECT coalesce(max(no), 0) AS last FROM ${table}`)[0]!.last);
     const sql = `INSERT INTO ${table} (no, ${columns.join(', ')})
       SELECT value ->> 0, ${columns.map((_, i) => `value ->> ${i + 1}`).join(', ')} FROM jsonb_each(?)`;
     let no = last;
-    for (const chunk of chunksOf(items, weight)) this.db.exec(sql, [JSON.stringify(chunk.map((item) => [++no, ...row(item)]))]);
+    for (const chunk of chunksOf(items, weight)) this.db.exec(sql, [JSON.stringify(chunk.map((item) => row(++no, item)))]);
     return Array.from({ length: items.length }, (_, i) => last + 1 + i);
   }
 
