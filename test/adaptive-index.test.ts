@@ -230,6 +230,33 @@ describe('AdaptiveVectorIndex', () => {
     reopened.dispose();
   });
 
+  it('holds its graph back from a deferred store until a flush, and brings it up to date from the graph held', async () => {
+    const store = memorySavedBytes(true);
+    const logs: string[] = [];
+    const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100, saveDelayMs: 0 }, { store, logger: (_level, message) => logs.push(message) });
+    fill(index, 700);
+    await index.whenIndexed();
+    expect(index.status()).toMatchObject({ state: 'ready', source: 'build', indexed: 700 });
+    expect(store.writes).toBe(0);
+    for (let i = 700; i < 720; i++) index.add(i, vectors[i]!);
+    await new Promise((r) => setTimeout(r, 20));
+    await index.whenIndexed();
+    // hnswlib restored the graph held back and added the 20, rather than building all 720 anew.
+    expect(index.status()).toMatchObject({ state: 'ready', source: 'repair', indexed: 720 });
+    expect(logs.filter((m) => m.startsWith('ann: HNSW built over'))).toHaveLength(1);
+    expect(store.writes).toBe(0);
+    index.flush();
+    expect(store.writes).toBe(1);
+    expect(decodeAnn(store.bytes!).nos).toHaveLength(720);
+    index.flush();
+    expect(store.writes).toBe(1);
+    const reopened = await indexed(store, 720);
+    expect(reopened.status()).toMatchObject({ state: 'ready', source: 'bytes', indexed: 720 });
+    for (const [i, held] of [[1, index], [2, reopened]] as const) expect(held.search(vectors[715]!, 1)[0]!.no, `index ${i}`).toBe(715);
+    index.dispose();
+    reopened.dispose();
+  });
+
   it('routes the memories removed from a serving graph, once it is brought up to date, with the codes they had', async () => {
     const store = memorySavedBytes();
     const index = new AdaptiveVectorIndex(new FlatVectorIndex(384, null), { threshold: 100, saveDelayMs: 0 }, { store });

@@ -79,11 +79,8 @@ export interface VectorIndex {
   byteSize(): number;
   /** Persistable form; `load*` on the implementation restores it without rebuilding. */
   save(): Uint8Array;
-  /**
-   * Saves what background work has not saved yet: everything before an export; when the store's
-   * writes went quiet (`quiet`), what is worth the time the save holds the thread for.
-   */
-  flush?(quiet?: boolean): void;
+  /** Writes what it held back from a deferred store (`SavedBytes.deferred`): before an export. */
+  flush?(): void;
   /** Saves what background work has not saved yet and stops it (before the store's database closes). */
   close?(): void;
   /** Stops background work without saving (before an in-memory database closes: nothing would read it). */
@@ -269,6 +266,12 @@ export interface EntityLeg {
 
 /** A vector index's saved bytes, kept by the store (a blob in its own database). */
 export interface SavedBytes {
+  /**
+   * Bytes are written only when the index is asked to (`VectorIndex.flush`, before an export), not
+   * as soon as they are made: an in-memory database, which only an export outlives, would hold
+   * them for nothing.
+   */
+  readonly deferred?: boolean | undefined;
   /** What was kept, in a buffer of its own: the index may keep views of it rather than copies. */
   read(): Uint8Array | null;
   /**

@@ -60,9 +60,10 @@ export async function openCore(method: string, options: OpenOptions, chooseLegs:
     const dim = reconcileModel(method, repo, { dim: o.dim, embedder }, o.reembed === true);
     const legs = await chooseLegs({ vectorKernel: o.vectorKernel, ann: o.ann, vectorThreads: o.vectorThreads, logger });
     const saveAfterMs = resolveSaveDelay(o.saveIndexesAfterMs, driver);
-    const indexes = new Indexes(repo, { legs, dim, logger, autoEdges, neighbourAveraging });
+    const keepsData = !inMemory(driver);
+    const indexes = new Indexes(repo, { legs, dim, logger, autoEdges, neighbourAveraging, keepsData });
     indexes.rebuild();
-    return { repo, indexes, embedder, now: o.now ?? Date.now, logger, defaults, enrichment: o.enrichment, saveAfterMs, keepsData: !inMemory(driver) };
+    return { repo, indexes, embedder, now: o.now ?? Date.now, logger, defaults, enrichment: o.enrichment, saveAfterMs, keepsData };
   } catch (error) {
     driver.close();
     throw error;

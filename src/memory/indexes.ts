@@ -25,6 +25,8 @@ export interface IndexOptions {
   logger: Logger;
   autoEdges: ResolvedAutoEdges | null;
   neighbourAveraging?: NeighbourAveraging | null | undefined;
+  /** False for an in-memory database: only an export reads its saved indexes, so the HNSW graph is written then, not when built. */
+  keepsData: boolean;
 }
 
 /**
@@ -72,7 +74,7 @@ export class Indexes implements RecallParts {
   }
 
   #createVectorIndex(dim: number): VectorIndex {
-    return this.#legs.vector(dim, sqlAnnStore(this.repository.db), (nos, into) => readVectorsByNo(this.repository.db, nos, into));
+    return this.#legs.vector(dim, sqlAnnStore(this.repository.db, !this.#options.keepsData), (nos, into) => readVectorsByNo(this.repository.db, nos, into));
   }
 
   /** Stops background indexing (before the database closes), saving what it has not saved yet when `save`. */
@@ -177,7 +179,7 @@ export class Indexes implements RecallParts {
    * HNSW graph has not saved), unless the saved ones are already current: false then.
    */
   saveDerived(): boolean {
-    const parts = this.#saveParts(false);
+    const parts = this.#saveParts();
     for (;;) {
       const part = parts.next();
       if (part.done) return part.value;
@@ -185,24 +187,24 @@ export class Indexes implements RecallParts {
   }
 
   /**
-   * `saveDerived` once writes went quiet, a part per slice of background work (the graph, the
-   * lexical index, the entities and catalog, the codes), so it holds the thread for its largest
+   * `saveDerived` once writes went quiet, a part per slice of background work (the lexical
+   * index, the entities and catalog, the codes), so it holds the thread for its largest
    * part instead of all of them: at 100k memories ~0.3 s (the lexical index) instead of ~0.7 s. It
    * stops when `current()` turns false (a write or a close came in between: the parts saved carry
    * the old stamp, which no open trusts, and the write's own quiet period saves again); `done`
    * hears whether it saved anything, or what failed.
    */
   saveDerivedInSlices(current: () => boolean, done: (saved: boolean, error?: unknown) => void): void {
-    partsInSlices(this.#saveParts(true), current, (saved, _ms, error) => done(saved ?? false, error));
+    partsInSlices(this.#saveParts(), current, (saved, _ms, error) => done(saved ?? false, error));
   }
 
   /**
-   * What `saveDerived` writes, a part per step; returns whether it wrote anything. `quiet`: the
-   * store's writes went quiet, and the graph saves only if enough of it is unsaved (`VectorIndex.flush`).
+   * What `saveDerived` writes, a part per step; returns whether it wrote anything. First the HNSW
+   * graph a deferred store held back (`VectorIndex.flush`), which only an export finds: a store
+   * that saves in the background wrote its graph when it was built.
    */
-  *#saveParts(quiet: boolean): Generator<void, boolean> {
-    // Apart from the stamp: an HNSW graph finished after the last save changes no row.
-    this.vector?.flush?.(quiet);
+  *#saveParts(): Generator<void, boolean> {
+    this.vector?.flush?.();
     const stamp = storeStamp(this.repository);
     if (stamp.key === this.#savedStamp) return false;
     yield;

@@ -1,7 +1,7 @@
 import { messageOf } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
-import type { Accept, AnnOptions, SavedBytes, Scored, VectorIndex, VectorReader } from '../types.js';
-import { decodeAnn, encodeAnn, VectorDigest, type AnnRecord } from './ann-format.js';
+import type { Accept, AnnOptions, Scored, VectorIndex, VectorReader } from '../types.js';
+import { VectorDigest, type AnnRecord } from './ann-format.js';
 import { planRestore, type Repair } from './ann-repair.js';
 import type { FlatVectorIndex } from './flat-index.js';
 import { checkPacked } from './packed.js';
@@ -17,6 +17,7 @@ import { WalkedGraph } from './walked-graph.js';
 import { stripVectors } from './hnsw-links.js';
 import { ANN_THRESHOLD, COPIES_MAX_BYTES, type AdaptiveDependencies, type AnnState, type AnnStatus } from './ann-settings.js';
 import { backgroundTimeout } from '../../util/timers.js';
+import { AnnSave } from './ann-save.js';
 
 /**
  * The dense leg as the engine sees it: the exact flat scan always (the source of vectors, and the
@@ -36,7 +37,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   readonly #flat: FlatVectorIndex;
   readonly #threshold: number;
   readonly #params: HnswParams;
-  readonly #store: SavedBytes | null;
+  readonly #saves: AnnSave;
   readonly #repairDelayMs: number;
   readonly #logger: Logger;
   readonly #loadLibrary: () => Promise<Hnswlib>;
@@ -70,8 +71,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
       ...(options.efConstruction !== undefined ? { efConstruction: options.efConstruction } : {}),
       ...(options.efSearch !== undefined ? { efSearch: options.efSearch } : {}),
     };
-    this.#store = deps.store ?? null;
     this.#logger = deps.logger ?? silentLogger;
+    this.#saves = new AnnSave(deps.store ?? null, this.#logger);
     this.#repairDelayMs = options.saveDelayMs ?? 2000;
     this.#loadLibrary = deps.loadLibrary ?? loadHnswlib;
     this.#read = deps.read ?? null;
@@ -223,6 +224,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
 
   clear(): void {
     this.#stop();
+    this.#saves.drop();
     this.#flat.clear();
     this.#digest?.reset();
     this.#state = 'off';
@@ -251,13 +253,20 @@ export class AdaptiveVectorIndex implements VectorIndex {
    */
   dispose(): void {
     this.#stop();
+    this.#saves.drop();
     this.#state = 'off';
     this.#settle();
     this.#flat.dispose();
   }
 
-  /** {@link VectorIndex.close}: the same as `dispose`, since nothing is left to save. */
+  /** {@link VectorIndex.flush}. */
+  flush(): void {
+    this.#saves.flush();
+  }
+
+  /** {@link VectorIndex.close}: a graph held back is written, then as `dispose`. */
   close(): void {
+    this.#saves.flush();
     this.dispose();
   }
 
@@ -331,7 +340,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
         if (epoch !== this.#epoch) return;
         // Nothing awaits this: reading the saved bytes from storage may fail, and that must reach the logger.
         this.#guard(() => {
-          const record = this.#readSaved();
+          const record = this.#saves.read();
           if (record === null || !this.#serveSaved(record)) this.#run(epoch, record);
         });
       });
@@ -344,20 +353,8 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#state = 'loading';
     this.#logger('info', `ann: bringing the HNSW graph up to date (${this.#graph!.stale} writes since it was built)`);
     nextSlice(() => {
-      if (epoch === this.#epoch) this.#guard(() => this.#run(epoch, this.#readSaved()));
+      if (epoch === this.#epoch) this.#guard(() => this.#run(epoch, this.#saves.read()));
     });
-  }
-
-  /** The saved graph, or null when there is none or it does not read (a graph is then built anew). */
-  #readSaved(): AnnRecord | null {
-    const bytes = this.#store?.read();
-    if (!bytes) return null;
-    try {
-      return decodeAnn(bytes);
-    } catch (error) {
-      this.#logger('warn', `ann: saved HNSW index unusable, rebuilding: ${messageOf(error)}`);
-      return null;
-    }
   }
 
   /**
@@ -456,16 +453,13 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.#serve(graph);
   }
 
-  /** Saves the finished graph with the digest of the vectors it holds; a failed save costs the next open a rebuild, not this one its graph. */
+  /** Saves the finished graph with the digest of the vectors it holds (`AnnSave`). */
   #write(hnsw: HnswVectorIndex, graph: Uint8Array): void {
-    if (this.#store === null) return;
-    try {
+    this.#saves.write(() => {
       const nos = hnsw.nos();
       const digest = this.#digest!;
-      this.#store.write(encodeAnn({ dim: this.dim, digest: [digest.a, digest.b], params: this.#params, nos, deleted: hnsw.deletedNos(), entries: digest.entries(nos), graph }));
-    } catch (error) {
-      this.#logger('warn', `ann: saving the HNSW index failed: ${messageOf(error)}`);
-    }
+      return { dim: this.dim, digest: [digest.a, digest.b], params: this.#params, nos, deleted: hnsw.deletedNos(), entries: digest.entries(nos), graph };
+    });
   }
 
   /** `graph` answers from now on; the flat scan scores its walks and stops keeping f32 copies the store holds. */
