@@ -59,8 +59,8 @@ export async function openCore(method: string, options: OpenOptions, chooseLegs:
     const repo = new Repository(driver);
     const dim = reconcileModel(method, repo, { dim: o.dim, embedder }, o.reembed === true);
     const legs = await chooseLegs({ vectorKernel: o.vectorKernel, ann: o.ann, vectorThreads: o.vectorThreads, logger });
-    const saveAfterMs = resolveSaveDelay(o.saveIndexesAfterMs, driver);
     const keepsData = !inMemory(driver);
+    const saveAfterMs = resolveSaveDelay(o.saveIndexesAfterMs, keepsData);
     const indexes = new Indexes(repo, { legs, dim, logger, autoEdges, neighbourAveraging, keepsData });
     indexes.rebuild();
     return { repo, indexes, embedder, now: o.now ?? Date.now, logger, defaults, enrichment: o.enrichment, saveAfterMs, keepsData };

@@ -200,8 +200,8 @@ export class Indexes implements RecallParts {
 
   /**
    * What `saveDerived` writes, a part per step; returns whether it wrote anything. First the HNSW
-   * graph a deferred store held back (`VectorIndex.flush`), which only an export finds: a store
-   * that saves in the background wrote its graph when it was built.
+   * graph an in-memory store held back (`VectorIndex.flush`), which only an export finds: a store
+   * that keeps its data wrote its graph when it was built.
    */
   *#saveParts(): Generator<void, boolean> {
     this.vector?.flush?.();

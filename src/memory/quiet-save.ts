@@ -18,12 +18,12 @@ export function checkSaveDelay(method: string, option: unknown): void {
 
 /**
  * The delay a checked `saveIndexesAfterMs` asks for, or null for none. Left out, only a database
- * that outlives the process saves in the background: an in-memory one is gone with it, so saving
+ * that outlives the process (`keepsData`: see `inMemory`) saves in the background: an in-memory one is gone with it, so saving
  * would be work nobody reads (its export saves them anyway).
  */
-export function resolveSaveDelay(option: number | false | undefined, db: SqlDriver): number | null {
+export function resolveSaveDelay(option: number | false | undefined, keepsData: boolean): number | null {
   if (option !== undefined) return option === false ? null : option;
-  return inMemory(db) ? null : DEFAULT_SAVE_AFTER_MS;
+  return keepsData ? DEFAULT_SAVE_AFTER_MS : null;
 }
 
 /** Whether `main` has no file. A driver that refuses the pragma (Durable Object SQLite may) keeps its data. */

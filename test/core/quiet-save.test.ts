@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HybridMemory, SqliteWasmDriver, type SqlDriver } from '../../src/index.js';
-import { DEFAULT_SAVE_AFTER_MS, resolveSaveDelay } from '../../src/memory/quiet-save.js';
+import { DEFAULT_SAVE_AFTER_MS, inMemory, resolveSaveDelay } from '../../src/memory/quiet-save.js';
 import { SqliteFileDriver } from '../../src/storage/node-file.js';
 import { clusteredVectors } from '../support/clustered-vectors.js';
 import { ids, openMemory, recorder } from '../support/memory.js';
@@ -95,10 +95,10 @@ describe('saving the derived indexes when writes go quiet', () => {
     const memory = await SqliteWasmDriver.open();
     const file = await SqliteFileDriver.open(join(dir, 'store.db'));
     try {
-      expect(resolveSaveDelay(undefined, memory)).toBeNull();
-      expect(resolveSaveDelay(undefined, file)).toBe(DEFAULT_SAVE_AFTER_MS);
-      expect(resolveSaveDelay(false, file)).toBeNull();
-      expect(resolveSaveDelay(250, memory)).toBe(250);
+      expect(resolveSaveDelay(undefined, !inMemory(memory))).toBeNull();
+      expect(resolveSaveDelay(undefined, !inMemory(file))).toBe(DEFAULT_SAVE_AFTER_MS);
+      expect(resolveSaveDelay(false, !inMemory(file))).toBeNull();
+      expect(resolveSaveDelay(250, !inMemory(memory))).toBe(250);
     } finally {
       memory.close();
       file.close();
