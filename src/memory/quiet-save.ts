@@ -18,8 +18,8 @@ export function checkSaveDelay(method: string, option: unknown): void {
 
 /**
  * The delay a checked `saveIndexesAfterMs` asks for, or null for none. Left out, only a database
- * that outlives the process (`keepsData`: see `inMemory`) saves in the background: an in-memory one is gone with it, so saving
- * would be work nobody reads (its export saves them anyway).
+ * that outlives the process (`keepsData`: see `inMemory`) saves in the background: an in-memory
+ * one is gone with it, so saving would be work nobody reads (its export saves them anyway).
  */
 export function resolveSaveDelay(option: number | false | undefined, keepsData: boolean): number | null {
   if (option !== undefined) return option === false ? null : option;

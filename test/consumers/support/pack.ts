@@ -15,13 +15,13 @@ declare module 'vitest' {
 const ROOT = resolve(import.meta.dirname, '../../..');
 
 /**
- * A `node_modules` folder above `dir`, or null. Node resolves a package from any `node_modules`
- * above the file that imports it, so one above the fixtures stands in for what they install or
- * leave out: a stray `/tmp/node_modules` (a link to the project's) once let `hybridmind/mcp` load
- * without the MCP SDK, and a Postgres consumer load the default model, in a CI run.
+ * A `node_modules` folder in `dir` or above it, or null. Node resolves a package from any
+ * `node_modules` above the file that imports it, so one above the fixtures stands in for what they
+ * install or leave out: a stray `/tmp/node_modules` (a link to the project's) once let
+ * `hybridmind/mcp` load without the MCP SDK, and a Postgres consumer load the default model, in a CI run.
  */
-function modulesAbove(dir: string): string | null {
-  for (let at = dirname(dir); ; at = dirname(at)) {
+function modulesFrom(dir: string): string | null {
+  for (let at = dir; ; at = dirname(at)) {
     if (existsSync(join(at, 'node_modules'))) return join(at, 'node_modules');
     if (dirname(at) === at) return null;
   }
@@ -29,12 +29,9 @@ function modulesAbove(dir: string): string | null {
 
 /** Packs the package once per run (`npm pack` runs prepack, which builds dist/) for every fixture to install. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const above = modulesFrom(tmpdir());
+  if (above !== null) throw new Error(`${above} is above the consumer fixtures' folder (${tmpdir()}): Node would resolve packages from it that an app installs on its own; remove it, or set TMPDIR to a folder with none above it`);
   const dir = await mkdtemp(join(tmpdir(), 'hybridmind-consumers-'));
-  const above = modulesAbove(dir);
-  if (above !== null) {
-    await rm(dir, { recursive: true, force: true });
-    throw new Error(`${above} is above the consumer fixtures' folder (${tmpdir()}): Node would resolve packages from it that an app installs on its own; remove it, or set TMPDIR to a folder with none above it`);
-  }
   execFileSync('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const [tgz] = (await readdir(dir)).filter((f) => f.endsWith('.tgz'));
   if (!tgz) throw new Error(`npm pack left no tarball in ${dir}`);
