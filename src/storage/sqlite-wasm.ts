@@ -54,6 +54,15 @@ interface RawExports {
 
 const utf8 = new TextDecoder();
 
+/**
+ * An in-memory database keeps every page in the heap, so a page's unused tail is memory held for
+ * nothing. SQLite-WASM's default 8 KB page holds five rows of a 384-d vector (1.5 KB each) and
+ * leaves 6% of itself empty; a 32 KB page holds 21 and leaves 1%, and each page's cache header is
+ * paid a quarter as often (the speed corpus at 100k: 184.0 → 176.5 MiB of pages). Files keep the
+ * default: they are read and written a page at a time, and only a bounded cache of them is heap.
+ */
+const MEMORY_PAGE_SIZE = 32_768;
+
 /** Text from SQLite's memory; `TextDecoder` refuses a view of shared memory, which a threaded build would have. */
 function decodeText(view: Uint8Array): string {
   return utf8.decode(typeof SharedArrayBuffer !== 'undefined' && view.buffer instanceof SharedArrayBuffer ? view.slice() : view);
@@ -98,6 +107,7 @@ export class SqliteWasmDriver implements SqlDriver {
     const driver = new SqliteWasmDriver(sqlite3, db, `sqlite-wasm:${options.vfs ?? (filename === ':memory:' ? 'memory' : filename)}`, options.derived);
     try {
       if (options.bytes) driver.#deserialize(options.bytes);
+      else if (filename === ':memory:' && !options.vfs) db.exec(`PRAGMA page_size = ${MEMORY_PAGE_SIZE}`);
       db.exec('PRAGMA foreign_keys = ON');
       // A forgotten or rewritten memory must not live on in free space that an export copies out.
       db.exec('PRAGMA secure_delete = ON');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HybridMemory } from '../../src/index.js';
 import { PAGE_SIZE, SqliteFileDriver } from '../../src/storage/node-file.js';
-import { SqliteWasmDriver } from '../../src/storage/sqlite-wasm.js';
+import { loadSqlite3 } from '../../src/storage/sqlite3-module.js';
 import { codeOf } from '../support/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hybridmind-file-'));
@@ -62,13 +62,15 @@ describe('HybridMemory.open({ storage: path })', () => {
     expect(await codeOf(HybridMemory.open({ storage: junk, embedder: null }))).toBe('CORRUPT');
   });
 
-  it('a new file takes the page size SQLite-WASM stores have; an existing file keeps its own', async () => {
+  it('a new file takes the page size SQLite-WASM gives its files; an existing file keeps its own', async () => {
     const pageSize = (db: { all: (sql: string) => Array<Record<string, unknown>> }) => Number(db.all('PRAGMA page_size')[0]!['page_size']);
-    const wasm = await SqliteWasmDriver.open();
+    // The build's default, which an OPFS store's new file gets (in-memory stores choose their own).
+    const sqlite3 = await loadSqlite3();
+    const raw = new sqlite3.oo1.DB(':memory:', 'c');
     try {
-      expect(pageSize(wasm)).toBe(PAGE_SIZE);
+      expect(Number(raw.selectValue('PRAGMA page_size'))).toBe(PAGE_SIZE);
     } finally {
-      wasm.close();
+      raw.close();
     }
     const fresh = await SqliteFileDriver.open(join(dir, 'fresh.db'));
     const mem = await HybridMemory.open({ storage: fresh, embedder: null });
