@@ -34,7 +34,17 @@ export interface Bomb {
   declaredRatio: number;
 }
 
-const syncPiece = (data: Uint8Array): Uint8Array => new Uint8Array(deflateRawSync(data, { level: 9, finishFlush: constants.Z_SYNC_FLUSH }));
+const syncPiece = (data: Uint8Array, level = 9): Uint8Array => new Uint8Array(deflateRawSync(data, { level, finishFlush: constants.Z_SYNC_FLUSH }));
+
+/**
+ * The real database's piece: deflated, unless that alone passes `ratio` (a small store's mostly
+ * empty 32 KB pages do), then stored, so the head never lifts the entry's ratio, declared or
+ * running, above its filler's.
+ */
+function headPiece(head: Uint8Array, ratio: number): Uint8Array {
+  const deflated = syncPiece(head);
+  return head.length / deflated.length <= ratio ? deflated : syncPiece(head, 0);
+}
 
 /** A noise source that is the same on every run (fast-check is for arguments; this is bulk bytes). */
 function noise(seed: number, n: number): Uint8Array {
@@ -88,7 +98,7 @@ export function makeBomb(options: BombOptions): Bomb {
   for (let i = 0; i < chunks; i++) hash.update(chunk);
   const rest = chunk.subarray(0, fillerBytes % MiB);
   hash.update(rest).update(tailBytes);
-  const pieces = [syncPiece(head), ...Array.from({ length: chunks }, () => piece), ...[rest, tailBytes].filter((b) => b.length > 0).map(syncPiece), FINAL_BLOCK];
+  const pieces = [headPiece(head, options.ratio), ...Array.from({ length: chunks }, () => piece), ...[rest, tailBytes].filter((b) => b.length > 0).map(syncPiece), FINAL_BLOCK];
   const payload = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of pieces) {
