@@ -38,14 +38,14 @@ describe('in-memory SQLite-WASM pages', () => {
     const raw = new sqlite3.oo1.DB(':memory:', 'c');
     let bytes: Uint8Array;
     try {
-      raw.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1)');
+      raw.exec('PRAGMA page_size = 4096; CREATE TABLE t (x); INSERT INTO t VALUES (1)');
       bytes = sqlite3.capi.sqlite3_js_db_export(raw);
     } finally {
       raw.close();
     }
     const driver = await SqliteWasmDriver.open({ bytes });
     try {
-      expect(pageSize(driver)).toBe(8192);
+      expect(pageSize(driver)).toBe(4096);
       expect(driver.all('SELECT x FROM t')).toEqual([{ x: 1 }]);
     } finally {
       driver.close();
