@@ -34,7 +34,9 @@ export interface Bomb {
   declaredRatio: number;
 }
 
-const syncPiece = (data: Uint8Array, level = 9): Uint8Array => new Uint8Array(deflateRawSync(data, { level, finishFlush: constants.Z_SYNC_FLUSH }));
+/** `data` as a byte-aligned piece of a DEFLATE stream: deflated at `level` (0 stores it), then a sync flush. */
+const flushedPiece = (data: Uint8Array, level: number): Uint8Array => new Uint8Array(deflateRawSync(data, { level, finishFlush: constants.Z_SYNC_FLUSH }));
+const syncPiece = (data: Uint8Array): Uint8Array => flushedPiece(data, 9);
 
 /**
  * The real database's piece: deflated, unless that alone passes `ratio` (a small store's mostly
@@ -43,7 +45,7 @@ const syncPiece = (data: Uint8Array, level = 9): Uint8Array => new Uint8Array(de
  */
 function headPiece(head: Uint8Array, ratio: number): Uint8Array {
   const deflated = syncPiece(head);
-  return head.length / deflated.length <= ratio ? deflated : syncPiece(head, 0);
+  return head.length / deflated.length <= ratio ? deflated : flushedPiece(head, 0);
 }
 
 /** A noise source that is the same on every run (fast-check is for arguments; this is bulk bytes). */
