@@ -8,15 +8,10 @@ import { HybridMemory } from '../../src/index.js';
 import type { SqlDriver } from '../../src/storage/driver.js';
 import { SqliteWasmDriver } from '../../src/storage/sqlite-wasm.js';
 import { loadSqlite3 } from '../../src/storage/sqlite3-module.js';
+import { clusteredVectors } from '../support/clustered-vectors.js';
 
 const DIM = 384;
 const pageSize = (db: SqlDriver) => Number(db.all<{ page_size: number }>('PRAGMA page_size')[0]!.page_size);
-
-function vector(i: number): Float32Array {
-  const v = new Float32Array(DIM);
-  for (let d = 0; d < DIM; d++) v[d] = Math.sin(i * 7.1 + d * 0.37);
-  return v;
-}
 
 describe('in-memory SQLite-WASM pages', () => {
   it('a new in-memory store packs its vectors with under 4% of their pages left empty', async () => {
@@ -24,7 +19,7 @@ describe('in-memory SQLite-WASM pages', () => {
     const mem = await HybridMemory.open({ storage: driver, embedder: null, dim: DIM, ann: false });
     try {
       expect(pageSize(driver)).toBe(32_768);
-      await mem.storeMany(Array.from({ length: 2000 }, (_, i) => ({ id: `m${i}`, text: `note ${i}`, embedding: vector(i) })));
+      await mem.storeMany(clusteredVectors(2000, { dim: DIM, seed: 3 }).map((embedding, i) => ({ id: `m${i}`, text: `note ${i}`, embedding })));
       const [stat] = driver.all<{ pages: number; payload: number }>("SELECT sum(pgsize) AS pages, sum(payload) AS payload FROM dbstat WHERE name = 'vectors'");
       // SQLite-WASM's default 8 KB pages hold five of these 1.5 KB rows: 6% of each page unused.
       expect(Number(stat!.pages) / Number(stat!.payload)).toBeLessThan(1.04);
